@@ -1,0 +1,43 @@
+"""The `harn` command line: parse, dispatch to the core, print a document, map errors to exit codes."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from harn_tui.cli.parser import ParserUsageError, build_parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    raw = list(sys.argv[1:] if argv is None else argv)
+    as_json = "--json" in raw
+    try:
+        args = parser.parse_args(raw)
+    except ParserUsageError as error:
+        return _fail("usage", 2, str(error), as_json)
+    from harn_tui.core.errors import HarnError
+
+    try:
+        from harn_tui.cli.dispatch import dispatch
+
+        return dispatch(args)
+    except HarnError as error:
+        return _fail(error.code, error.exit_code, error.message, args.json)
+    except KeyboardInterrupt:
+        return 130
+
+
+def _fail(code: str, exit_code: int, message: str, as_json: bool) -> int:
+    if as_json:
+        emit({"error": {"code": code, "message": message}})
+    else:
+        print(f"harn: {message}", file=sys.stderr)
+    return exit_code
+
+
+def emit(document: Any) -> None:
+    sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+    sys.stdout.flush()

@@ -1,0 +1,73 @@
+"""Route a parsed command line to its handler; every handler returns a document and its exit code."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from typing import Any
+
+from harn_tui.cli import emit
+from harn_tui.cli import handlers as h
+from harn_tui.cli.context import Context
+from harn_tui.cli.text import render_text
+
+Handler = Callable[[Context], "h.Result"]
+
+ROUTES: dict[tuple[str, ...], Handler] = {
+    ("init",): h.init,
+    ("schema",): h.schema,
+    ("pending",): h.pending,
+    ("verify",): h.verify,
+    ("fault-points",): h.fault_points,
+    ("tui",): h.tui,
+    ("demo",): h.demo,
+    ("supervisor", "create"): h.supervisor_create,
+    ("supervisor", "list"): h.supervisor_list,
+    ("supervisor", "show"): h.supervisor_show,
+    ("supervisor", "tick"): h.supervisor_tick,
+    ("supervisor", "run"): h.supervisor_run,
+    ("supervisor", "serve"): h.supervisor_serve,
+    ("supervisor", "plan", "list"): h.plan_list,
+    ("supervisor", "plan", "show"): h.plan_show,
+    ("supervisor", "plan", "approve"): h.plan_approve,
+    ("supervisor", "plan", "reject"): h.plan_reject,
+    ("supervisor", "plan", "retry"): h.plan_retry,
+    ("work", "create"): h.work_create,
+    ("work", "list"): h.work_list,
+    ("work", "show"): h.work_show,
+    ("work", "run"): h.work_run,
+    ("work", "retry"): h.work_retry,
+    ("work", "accept"): h.work_accept,
+    ("work", "reopen"): h.work_reopen,
+    ("work", "cancel"): h.work_cancel,
+    ("approval", "list"): h.approval_list,
+    ("approval", "show"): h.approval_show,
+    ("approval", "approve"): h.approval_approve,
+    ("approval", "deny"): h.approval_deny,
+}
+
+
+def route_of(args: argparse.Namespace) -> tuple[str, ...]:
+    parts = [args.group]
+    for name in ("verb", "plan_verb"):
+        value = getattr(args, name, None)
+        if value:
+            parts.append(value)
+    return tuple(parts)
+
+
+def dispatch(args: argparse.Namespace) -> int:
+    route = route_of(args)
+    context = Context(args)
+    result = ROUTES[route](context)
+    if result.document is not None:
+        if context.json:
+            emit(result.document)
+        else:
+            text = render_text(route, result.document)
+            if text:
+                print(text)
+    return result.exit_code
+
+
+__all__ = ["ROUTES", "Any", "dispatch"]

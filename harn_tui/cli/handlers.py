@@ -1,0 +1,279 @@
+"""One function per CLI verb: validate arguments, call the core, return the document to print."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from harn_tui.cli.context import Context
+
+
+@dataclass(frozen=True)
+class Result:
+    document: Any
+    exit_code: int = 0
+
+
+def init(ctx: Context) -> Result:
+    from harn_tui.core.creation import init_tree
+
+    root = Path(ctx.arg("root") or ".")
+    layout = init_tree(root)
+    return Result({"root": str(layout.root), "harnery": str(layout.base)})
+
+
+def schema(ctx: Context) -> Result:
+    from harn_tui.core.errors import NotFound
+    from harn_tui.core.records import RECORD_SCHEMAS, json_schema
+
+    name = ctx.arg("record")
+    if name is None:
+        return Result({key: json_schema(key) for key in RECORD_SCHEMAS})
+    if name not in RECORD_SCHEMAS:
+        raise NotFound(f"no record named {name!r}; records: {', '.join(RECORD_SCHEMAS)}")
+    return Result(json_schema(name))
+
+
+def pending(ctx: Context) -> Result:
+    from harn_tui.core.queries import pending as pending_document
+
+    return Result(pending_document(ctx.layout()))
+
+
+def verify(ctx: Context) -> Result:
+    from harn_tui.core.verify import verify_tree
+
+    problems = verify_tree(ctx.layout())
+    return Result({"ok": not problems, "problems": problems}, 5 if problems else 0)
+
+
+def fault_points(ctx: Context) -> Result:
+    from harn_tui.core.faults import FAULT_POINTS
+
+    return Result({"points": list(FAULT_POINTS)})
+
+
+def tui(ctx: Context) -> Result:
+    from harn_tui.tui.launch import run_console
+
+    run_console(ctx.layout(), actor=ctx.actor, supervisor=not ctx.arg("no_supervisor"))
+    return Result(None)
+
+
+def demo(ctx: Context) -> Result:
+    from harn_tui.core.demo import build_demo
+
+    layout = build_demo(Path(ctx.arg("dir")) if ctx.arg("dir") else None)
+    if ctx.arg("no_tui"):
+        from harn_tui.core.queries import list_goals
+
+        return Result({"root": str(layout.root), **list_goals(layout)})
+    from harn_tui.tui.launch import run_console
+
+    run_console(layout, actor=ctx.actor, supervisor=True)
+    return Result(None)
+
+
+# ----- supervisor
+
+
+def supervisor_create(ctx: Context) -> Result:
+    from harn_tui.core.creation import GoalOptions, create_supervisor
+    from harn_tui.core.queries import show_goal
+
+    layout = ctx.layout()
+    goal = create_supervisor(
+        layout,
+        team_file=Path(ctx.arg("team")),
+        mission_file=Path(ctx.arg("mission")) if ctx.arg("mission") else None,
+        root_work=ctx.arg("root_work"),
+        replanning_file=Path(ctx.arg("replanning")) if ctx.arg("replanning") else None,
+        options=GoalOptions(
+            title=ctx.arg("title"),
+            goal_id=ctx.arg("id"),
+            max_total_attempts=ctx.arg("max_total_attempts"),
+            max_parallel_work=ctx.arg("max_parallel_work"),
+            max_cycles=ctx.arg("max_cycles"),
+            accept_passing_proof=bool(ctx.arg("accept_passing_proof")),
+            retry_blocked=bool(ctx.arg("retry_blocked")),
+        ),
+    )
+    return Result(show_goal(layout, goal.id).to_json())
+
+
+def supervisor_list(ctx: Context) -> Result:
+    from harn_tui.core.queries import list_goals
+
+    return Result(list_goals(ctx.layout()))
+
+
+def supervisor_show(ctx: Context) -> Result:
+    from harn_tui.core.queries import require_readable, show_goal
+
+    return Result(require_readable(show_goal(ctx.layout(), ctx.arg("goal"))).to_json())
+
+
+def supervisor_tick(ctx: Context) -> Result:
+    from harn_tui.core.supervisor import tick_goal
+
+    return Result(tick_goal(ctx.layout(), ctx.arg("goal")).to_json())
+
+
+def supervisor_run(ctx: Context) -> Result:
+    from harn_tui.core.supervisor import run_goal
+
+    return Result(run_goal(ctx.layout(), ctx.arg("goal")).to_json())
+
+
+def supervisor_serve(ctx: Context) -> Result:
+    from harn_tui.core.supervisor import serve
+
+    serve(ctx.layout(), goal_ids=list(ctx.arg("goals") or []), wake_interval_s=ctx.arg("wake_interval"))
+    return Result(None)
+
+
+def plan_list(ctx: Context) -> Result:
+    from harn_tui.core.queries import require_readable, show_goal
+
+    goal = require_readable(show_goal(ctx.layout(), ctx.arg("goal")))
+    return Result({"goal_id": goal.id, "plans": [p.to_json() for p in goal.plans]})
+
+
+def plan_show(ctx: Context) -> Result:
+    from harn_tui.core.queries import plan_document, plan_view, require_readable, show_goal
+
+    layout = ctx.layout()
+    goal = require_readable(show_goal(layout, ctx.arg("goal")))
+    return Result(plan_document(layout, goal, plan_view(goal, ctx.arg("plan"))))
+
+
+def plan_approve(ctx: Context) -> Result:
+    from harn_tui.core.transitions import approve_plan
+
+    outcome = approve_plan(ctx.layout(), ctx.arg("goal"), ctx.arg("plan"), actor=ctx.actor, reason=ctx.arg("reason"))
+    return Result(outcome.to_json())
+
+
+def plan_reject(ctx: Context) -> Result:
+    from harn_tui.core.transitions import reject_plan
+
+    outcome = reject_plan(ctx.layout(), ctx.arg("goal"), ctx.arg("plan"), actor=ctx.actor, reason=ctx.arg("reason"))
+    return Result(outcome.to_json())
+
+
+def plan_retry(ctx: Context) -> Result:
+    from harn_tui.core.transitions import retry_plan
+
+    outcome = retry_plan(ctx.layout(), ctx.arg("goal"), ctx.arg("plan"), actor=ctx.actor, reason=ctx.arg("reason"))
+    return Result(outcome.to_json())
+
+
+# ----- work
+
+
+def work_create(ctx: Context) -> Result:
+    from harn_tui.core.creation import create_work
+    from harn_tui.core.queries import load_work_view, work_document
+
+    layout = ctx.layout()
+    depends = [part.strip() for value in ctx.arg("depends_on") for part in value.split(",") if part.strip()]
+    intent = create_work(
+        layout,
+        title=ctx.arg("title"),
+        template=ctx.arg("template"),
+        objective=ctx.arg("objective"),
+        acceptance=ctx.arg("accept"),
+        depends_on=depends,
+        max_attempts=ctx.arg("max_attempts"),
+        work_id=ctx.arg("id"),
+        actor=ctx.actor,
+    )
+    return Result(work_document(*load_work_view(layout, intent.id)))
+
+
+def work_list(ctx: Context) -> Result:
+    from harn_tui.core.queries import list_work
+
+    return Result(list_work(ctx.layout()))
+
+
+def work_show(ctx: Context) -> Result:
+    from harn_tui.core.queries import load_work_view, work_document
+
+    return Result(work_document(*load_work_view(ctx.layout(), ctx.arg("id"))))
+
+
+def work_run(ctx: Context) -> Result:
+    from harn_tui.core.runner import run_work
+
+    return Result(run_work(ctx.layout(), ctx.arg("id"), actor=ctx.actor, retry=False).to_json())
+
+
+def work_retry(ctx: Context) -> Result:
+    from harn_tui.core.runner import run_work
+
+    return Result(run_work(ctx.layout(), ctx.arg("id"), actor=ctx.actor, retry=True).to_json())
+
+
+def work_accept(ctx: Context) -> Result:
+    from harn_tui.core.transitions import accept_work, parse_disposition
+
+    dispositions = [parse_disposition(text) for text in ctx.arg("dispose")]
+    outcome = accept_work(ctx.layout(), ctx.arg("id"), actor=ctx.actor, dispositions=dispositions,
+                          reason=ctx.arg("reason"))
+    return Result(outcome.to_json())
+
+
+def work_reopen(ctx: Context) -> Result:
+    from harn_tui.core.transitions import reopen_work
+
+    outcome = reopen_work(ctx.layout(), ctx.arg("id"), actor=ctx.actor, findings=ctx.arg("finding"),
+                          reason=ctx.arg("reason"))
+    return Result(outcome.to_json())
+
+
+def work_cancel(ctx: Context) -> Result:
+    from harn_tui.core.transitions import cancel_work
+
+    outcome = cancel_work(ctx.layout(), ctx.arg("id"), actor=ctx.actor, reason=ctx.arg("reason"))
+    return Result(outcome.to_json())
+
+
+# ----- approvals
+
+
+def approval_list(ctx: Context) -> Result:
+    from harn_tui.core.queries import list_approvals
+
+    return Result(list_approvals(ctx.layout()))
+
+
+def approval_show(ctx: Context) -> Result:
+    from harn_tui.core.errors import NotFound
+    from harn_tui.core.ids import check_id
+    from harn_tui.core.queries import approval_document
+    from harn_tui.core.tree import Tree
+
+    layout = ctx.layout()
+    approval_id = check_id(ctx.arg("id"), "approval id")
+    if not layout.approval(approval_id).is_dir():
+        raise NotFound(f"approval {approval_id} does not exist")
+    tree = Tree(layout)
+    tree.load_approval(approval_id)
+    return Result(approval_document(tree, approval_id))
+
+
+def approval_approve(ctx: Context) -> Result:
+    from harn_tui.core.transitions import decide_approval
+
+    outcome = decide_approval(ctx.layout(), ctx.arg("id"), verdict="approve", actor=ctx.actor,
+                              reason=ctx.arg("reason"))
+    return Result(outcome.to_json())
+
+
+def approval_deny(ctx: Context) -> Result:
+    from harn_tui.core.transitions import decide_approval
+
+    outcome = decide_approval(ctx.layout(), ctx.arg("id"), verdict="deny", actor=ctx.actor, reason=ctx.arg("reason"))
+    return Result(outcome.to_json())

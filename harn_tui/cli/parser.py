@@ -1,0 +1,136 @@
+"""The `harn` argument parser. Import-light on purpose: `harn --help` must not load the core."""
+
+from __future__ import annotations
+
+import argparse
+from typing import NoReturn
+
+
+class ParserUsageError(Exception):
+    """Raised instead of argparse's exit so usage errors get the exit code and JSON document of SPEC 8."""
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise ParserUsageError(f"{self.prog}: {message}")
+
+
+def _common(parser: argparse.ArgumentParser, top: bool) -> None:
+    default = None if top else argparse.SUPPRESS
+    parser.add_argument("--root", default=default, help="the directory holding .harnery/")
+    parser.add_argument("--actor", default=default, help="who acts (default $HARN_ACTOR, else the login name)")
+    parser.add_argument(
+        "--json", action="store_true", default=False if top else argparse.SUPPRESS, help="print JSON documents"
+    )
+
+
+def _leaf(group: argparse._SubParsersAction[Parser], name: str, help_text: str) -> Parser:
+    leaf: Parser = group.add_parser(name, help=help_text, description=help_text)
+    _common(leaf, top=False)
+    return leaf
+
+
+def build_parser() -> Parser:
+    parser = Parser(prog="harn", description="Harnery goal supervisor: journal, transitions, console.")
+    _common(parser, top=True)
+    groups = parser.add_subparsers(dest="group", metavar="COMMAND", required=True, parser_class=Parser)
+
+    _leaf(groups, "init", "create .harnery/ in the current (or --root) directory")
+    schema = _leaf(groups, "schema", "print the JSON Schema of every record, or of RECORD")
+    schema.add_argument("record", nargs="?")
+    _leaf(groups, "pending", "every decision waiting for a human")
+    _leaf(groups, "verify", "check the whole tree; exit 5 on any problem")
+    _leaf(groups, "fault-points", "list the fault-injection points")
+    tui = _leaf(groups, "tui", "the operator console")
+    tui.add_argument("--no-supervisor", action="store_true", help="do not run the embedded supervisor loop")
+    demo = _leaf(groups, "demo", "build a demo tree with scripted specialists and open the console")
+    demo.add_argument("--no-tui", action="store_true", help="build the demo tree and print its state only")
+    demo.add_argument("dir", nargs="?", help="where to build the demo tree (default: a new temp directory)")
+
+    _supervisor(groups)
+    _work(groups)
+    _approval(groups)
+    return parser
+
+
+def _supervisor(groups: argparse._SubParsersAction[Parser]) -> None:
+    sup: Parser = groups.add_parser("supervisor", help="goals: create, inspect, tick, plans")
+    verbs = sup.add_subparsers(dest="verb", metavar="VERB", required=True, parser_class=Parser)
+    create = _leaf(verbs, "create", "freeze a new goal from team, mission and replanning files")
+    create.add_argument("--team", required=True)
+    create.add_argument("--mission")
+    create.add_argument("--root-work")
+    create.add_argument("--replanning")
+    create.add_argument("--id")
+    create.add_argument("--title")
+    create.add_argument("--max-total-attempts", type=int)
+    create.add_argument("--max-parallel-work", type=int)
+    create.add_argument("--max-cycles", type=int)
+    create.add_argument("--accept-passing-proof", action="store_true")
+    create.add_argument("--retry-blocked", action="store_true")
+    _leaf(verbs, "list", "every goal with its state")
+    for name, help_text in (
+        ("show", "one goal's projection"),
+        ("tick", "one supervisor cycle for a goal"),
+        ("run", "tick a goal until it needs a human, finishes or stops changing"),
+    ):
+        _leaf(verbs, name, help_text).add_argument("goal")
+    serve = _leaf(verbs, "serve", "run the loop for every enrolled goal, waking on tree changes")
+    serve.add_argument("goals", nargs="*")
+    serve.add_argument("--wake-interval", type=float, default=5.0)
+    plan: Parser = verbs.add_parser("plan", help="a goal's plans")
+    plan_verbs = plan.add_subparsers(dest="plan_verb", metavar="VERB", required=True, parser_class=Parser)
+    _leaf(plan_verbs, "list", "every plan of a goal").add_argument("goal")
+    for name, help_text, reason_required in (
+        ("show", "one plan with its request, input, proposal, review and events", None),
+        ("approve", "apply (or complete) the latest proposed plan", False),
+        ("reject", "reject a proposed plan; the reason reaches the next planner", True),
+        ("retry", "ask the planner again for the latest attention plan, with guidance", True),
+    ):
+        leaf = _leaf(plan_verbs, name, help_text)
+        leaf.add_argument("goal")
+        leaf.add_argument("plan")
+        if reason_required is not None:
+            leaf.add_argument("--reason", required=reason_required)
+
+
+def _work(groups: argparse._SubParsersAction[Parser]) -> None:
+    work: Parser = groups.add_parser("work", help="work items: create, inspect, run, review")
+    verbs = work.add_subparsers(dest="verb", metavar="VERB", required=True, parser_class=Parser)
+    create = _leaf(verbs, "create", "create a standalone work item")
+    create.add_argument("title")
+    create.add_argument("template")
+    create.add_argument("--objective", required=True)
+    create.add_argument("--accept", action="append", default=[])
+    create.add_argument("--depends-on", action="append", default=[])
+    create.add_argument("--max-attempts", type=int, default=3)
+    create.add_argument("--id")
+    _leaf(verbs, "list", "every work item")
+    for name, help_text in (
+        ("show", "one work item with its intent, events and attempts"),
+        ("run", "run one attempt of a ready item"),
+        ("retry", "retry a blocked item"),
+    ):
+        _leaf(verbs, name, help_text).add_argument("id")
+    accept = _leaf(verbs, "accept", "accept reviewed work, disposing of every open finding")
+    accept.add_argument("id")
+    accept.add_argument("--dispose", action="append", default=[], metavar="ID=fixed|ID=deferred:REASON")
+    accept.add_argument("--reason")
+    reopen = _leaf(verbs, "reopen", "send work back with findings for the next attempt")
+    reopen.add_argument("id")
+    reopen.add_argument("--finding", action="append", default=[])
+    reopen.add_argument("--reason")
+    cancel = _leaf(verbs, "cancel", "cancel a work item")
+    cancel.add_argument("id")
+    cancel.add_argument("--reason")
+
+
+def _approval(groups: argparse._SubParsersAction[Parser]) -> None:
+    approval: Parser = groups.add_parser("approval", help="approvals parked attempts ask for")
+    verbs = approval.add_subparsers(dest="verb", metavar="VERB", required=True, parser_class=Parser)
+    _leaf(verbs, "list", "every approval")
+    _leaf(verbs, "show", "one approval").add_argument("id")
+    for name in ("approve", "deny"):
+        leaf = _leaf(verbs, name, f"{name} a pending approval")
+        leaf.add_argument("id")
+        leaf.add_argument("--reason")

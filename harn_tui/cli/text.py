@@ -1,0 +1,69 @@
+"""Plain-text rendering of CLI documents for humans (`--json` prints the documents themselves)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+
+def _goal_line(goal: dict[str, Any]) -> str:
+    return f"{goal['id']}  {goal['state']}/{goal['next_action']}  {goal['title']}"
+
+
+def _goal_text(goal: dict[str, Any]) -> str:
+    lines = [
+        _goal_line(goal),
+        f"  reason: {goal['reason']}",
+        f"  root: {goal['root_work_id']}  generation: {goal['generation']}",
+        f"  attempts: {goal['attempts_used']} used, {goal['attempts_remaining']} left;"
+        f" replans: {goal['replans_used']} used, {goal['replans_remaining']} left",
+    ]
+    if goal.get("pending_plan_id"):
+        lines.append(f"  pending plan: {goal['pending_plan_id']}")
+    if goal.get("attention_plan_id"):
+        lines.append(f"  attention plan: {goal['attention_plan_id']}")
+    for item in goal.get("work", []):
+        marker = "*" if item["active"] else " "
+        lines.append(f"  {marker} {item['id']}  {item['state']}/{item['next_action']}  {item['title']}")
+        for finding in item.get("open_findings", []):
+            lines.append(f"      {finding['id']}: {finding['statement']}")
+    for plan in goal.get("plans", []):
+        lines.append(f"  plan {plan['sequence']}: {plan['id']}  {plan['trigger']}  {plan['status']}")
+    return "\n".join(lines)
+
+
+def render_text(route: tuple[str, ...], document: Any) -> str:
+    if "outcome" in document and "event" in document:
+        event = document["event"]
+        return f"{document['outcome']}: {event.get('event', '')} (seq {event.get('seq', '?')})"
+    if route in (("supervisor", "show"), ("supervisor", "create")):
+        return _goal_text(document)
+    if route == ("supervisor", "list"):
+        lines = [_goal_line(g) for g in document["goals"]] or ["no goals"]
+        lines += [f"problem: {p['path']}: {p['problem']}" for p in document["problems"]]
+        return "\n".join(lines)
+    if route == ("pending",):
+        rows = document["pending"]
+        if not rows:
+            return "nothing is waiting for a human"
+        return "\n".join(
+            f"{r['kind']:12} goal={r['goal_id']} plan={r['plan_id']} work={r['work_id']} "
+            f"approval={r['approval_id']}  {r['reason']}"
+            for r in rows
+        )
+    if route == ("verify",):
+        if document["ok"]:
+            return "the tree is sound"
+        return "\n".join(f"{p['path']}: {p['problem']}" for p in document["problems"])
+    if route == ("work", "list"):
+        return "\n".join(f"{w['id']}  {w['state']}/{w['next_action']}  {w['title']}" for w in document["work"])
+    if route == ("supervisor", "plan", "list"):
+        return "\n".join(
+            f"{p['sequence']:>3} {p['id']}  {p['trigger']}  {p['status']}  {p['reason'] or ''}"
+            for p in document["plans"]
+        ) or "no plans"
+    if route == ("fault-points",):
+        return "\n".join(document["points"])
+    if route == ("init",):
+        return f"initialized {document['harnery']}"
+    return json.dumps(document, indent=2, ensure_ascii=False)

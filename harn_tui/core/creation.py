@@ -1,0 +1,267 @@
+"""Creating the tree, standalone work and supervisors (goals) from the operator's JSON files."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from harn_tui.core.clock import iso, now
+from harn_tui.core.errors import NotFound, Refused, UsageError
+from harn_tui.core.fsio import ensure_dir, write_record
+from harn_tui.core.ids import check_id, new_goal_id, new_work_id
+from harn_tui.core.journal import JsonlTail, describe_validation
+from harn_tui.core.layout import HARNERY, TOP_DIRS, Layout
+from harn_tui.core.leases import hold_lease
+from harn_tui.core.records import (
+    FrozenTemplate,
+    GoalIntent,
+    Limits,
+    Mission,
+    Replanning,
+    SpecialistProfile,
+    TemplateRef,
+    WorkCreated,
+    WorkIntent,
+)
+from harn_tui.core.records.events import WORK_EVENTS_ADAPTER
+from harn_tui.core.records.goal import Automation
+from harn_tui.core.writer import append_event
+
+
+def init_tree(root: Path) -> Layout:
+    """Create `.harnery/` and its top directories (idempotent)."""
+    layout = Layout(root.resolve())
+    for name in TOP_DIRS:
+        ensure_dir(layout.base / name)
+    return layout
+
+
+def sha256_file(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def template_ref(path: str | Path, base: Path | None = None) -> TemplateRef:
+    """Freeze a template: absolute path and the sha256 of its bytes now (a missing file is bad input)."""
+    resolved = Path(path) if Path(path).is_absolute() else (base or Path.cwd()) / path
+    resolved = resolved.resolve()
+    if not resolved.is_file():
+        raise UsageError(f"template file {resolved} does not exist")
+    return TemplateRef(path=str(resolved), sha256=sha256_file(resolved))
+
+
+def _usage(what: str, error: ValidationError) -> UsageError:
+    return UsageError(f"{what}: {describe_validation(error)}")
+
+
+def create_work(
+    layout: Layout,
+    *,
+    title: str,
+    template: str | Path,
+    objective: str,
+    acceptance: Sequence[str] = (),
+    depends_on: Sequence[str] = (),
+    max_attempts: int = 3,
+    work_id: str | None = None,
+    actor: str,
+) -> WorkIntent:
+    """Create standalone work: intent.json and `work.created`. Checks run usage (2), not found (4), refused (3)."""
+    stamp = now()
+    work_id = check_id(work_id, "work id") if work_id else new_work_id(stamp)
+    for dependency in depends_on:
+        check_id(dependency, "dependency id")
+    try:
+        intent = WorkIntent(
+            id=work_id,
+            title=title,
+            objective=objective,
+            acceptance=list(acceptance),
+            dependencies=list(depends_on),
+            template=template_ref(template),
+            max_attempts=max_attempts,
+            created_at=iso(stamp),
+        )
+    except ValidationError as error:
+        raise _usage("work", error) from None
+    if len(set(depends_on)) != len(depends_on):
+        raise UsageError("--depends-on names the same work twice")
+    for dependency in depends_on:
+        if not (layout.work(dependency) / "intent.json").is_file():
+            raise NotFound(f"dependency work {dependency} does not exist")
+    directory = layout.work(work_id)
+    if (directory / "intent.json").exists():
+        raise Refused(f"work {work_id} already exists")
+    with hold_lease(directory / "lease", f"work {work_id}"):
+        if (directory / "intent.json").exists():
+            raise Refused(f"work {work_id} already exists")
+        write_record(directory / "intent.json", intent)
+        append_event(JsonlTail(directory / "events.jsonl", WORK_EVENTS_ADAPTER), WorkCreated, actor)
+    return intent
+
+
+def _load_json_file(path: Path, what: str) -> Any:
+    try:
+        return json.loads(path.read_text())
+    except FileNotFoundError:
+        raise UsageError(f"{what} file {path} does not exist") from None
+    except ValueError as error:
+        raise UsageError(f"{what} file {path} is not valid JSON: {error}") from None
+
+
+def load_team(path: Path) -> dict[str, SpecialistProfile]:
+    """Parse a team file, freezing command paths and scripted replies as absolute paths."""
+    data = _load_json_file(path, "team")
+    if not isinstance(data, dict) or not data:
+        raise UsageError(f"team file {path} must be a non-empty JSON object of specialist id -> profile")
+    base = path.resolve().parent
+    team: dict[str, SpecialistProfile] = {}
+    for member_id, profile in data.items():
+        check_id(member_id, "specialist id")
+        if not isinstance(profile, dict):
+            raise UsageError(f"team file {path}: {member_id} must be an object")
+        if "cwd" in profile:
+            raise UsageError(f"team file {path}: {member_id}: unknown key 'cwd'")
+        frozen = dict(profile)
+        if isinstance(frozen.get("argv"), list):
+            frozen["argv"] = _freeze_argv(frozen["argv"], base)
+        if isinstance(frozen.get("replies"), str):
+            frozen["replies"] = str((base / frozen["replies"]).resolve())
+        frozen["cwd"] = str(base)
+        try:
+            team[member_id] = SpecialistProfile.model_validate(frozen)
+        except ValidationError as error:
+            raise UsageError(f"team file {path}: {member_id}: {describe_validation(error)}") from None
+    return team
+
+
+def _freeze_argv(argv: list[Any], base: Path) -> list[Any]:
+    frozen: list[Any] = []
+    for index, part in enumerate(argv):
+        if isinstance(part, str) and (
+            (index == 0 and "/" in part) or (index > 0 and part.startswith(("./", "../")))
+        ):
+            frozen.append(str((base / part).resolve()))
+        else:
+            frozen.append(part)
+    return frozen
+
+
+def load_replanning(path: Path, team: dict[str, SpecialistProfile]) -> Replanning:
+    data = _load_json_file(path, "replanning")
+    if not isinstance(data, dict):
+        raise UsageError(f"replanning file {path} must be a JSON object")
+    base = path.resolve().parent
+    templates = data.get("templates")
+    if not isinstance(templates, dict) or not templates:
+        raise UsageError(f"replanning file {path}: templates must be a non-empty object")
+    frozen: dict[str, Any] = {}
+    for template_id, spec in templates.items():
+        check_id(template_id, "template id")
+        if not isinstance(spec, dict) or not isinstance(spec.get("path"), str):
+            raise UsageError(f"replanning file {path}: template {template_id} needs a path")
+        ref = template_ref(spec["path"], base)
+        frozen[template_id] = {**spec, "path": ref.path, "sha256": ref.sha256}
+    try:
+        replanning = Replanning.model_validate({**data, "templates": frozen})
+    except ValidationError as error:
+        raise UsageError(f"replanning file {path}: {describe_validation(error)}") from None
+    for member in [replanning.planner, *replanning.reviewers]:
+        if member not in team:
+            raise UsageError(f"replanning file {path}: specialist {member!r} is not a member of the team")
+    return replanning
+
+
+def load_mission(path: Path) -> Mission:
+    data = _load_json_file(path, "mission")
+    try:
+        return Mission.model_validate(data)
+    except ValidationError as error:
+        raise UsageError(f"mission file {path}: {describe_validation(error)}") from None
+
+
+@dataclass(frozen=True)
+class GoalOptions:
+    title: str | None = None
+    goal_id: str | None = None
+    max_total_attempts: int | None = None
+    max_parallel_work: int | None = None
+    max_cycles: int | None = None
+    accept_passing_proof: bool = False
+    retry_blocked: bool = False
+
+
+def create_supervisor(
+    layout: Layout,
+    *,
+    team_file: Path,
+    mission_file: Path | None = None,
+    root_work: str | None = None,
+    replanning_file: Path | None = None,
+    options: GoalOptions = GoalOptions(),
+) -> GoalIntent:
+    """Freeze a goal: team, limits, automation, replanning catalog (with template digests) and mission."""
+    stamp = now()
+    goal_id = check_id(options.goal_id, "goal id") if options.goal_id else new_goal_id(stamp)
+    if root_work is not None:
+        check_id(root_work, "root work id")
+    if mission_file is None and root_work is None:
+        raise UsageError("a goal needs --mission or --root-work (or both)")
+    if mission_file is not None and replanning_file is None:
+        raise UsageError("a mission requires --replanning")
+    team = load_team(team_file)
+    replanning = load_replanning(replanning_file, team) if replanning_file else None
+    mission = load_mission(mission_file) if mission_file else None
+    limits = _limits(options)
+    root_intent = None
+    if root_work is not None:
+        intent_path = layout.work(root_work) / "intent.json"
+        if not intent_path.is_file():
+            raise NotFound(f"root work {root_work} does not exist")
+        root_intent = WorkIntent.model_validate_json(intent_path.read_bytes())
+    title = options.title or (root_intent.title if root_intent else (mission.objective if mission else goal_id))
+    try:
+        goal = GoalIntent(
+            id=goal_id,
+            title=title[:200],
+            created_at=iso(stamp),
+            root_work_id=root_work,
+            mission=mission,
+            team=team,
+            limits=limits,
+            automation=Automation(
+                accept_passing_proof=options.accept_passing_proof, retry_blocked=options.retry_blocked
+            ),
+            replanning=replanning,
+        )
+    except ValidationError as error:
+        raise _usage("goal", error) from None
+    directory = layout.goal(goal_id)
+    if (directory / "goal.json").exists():
+        raise Refused(f"goal {goal_id} already exists")
+    ensure_dir(directory / "plans")
+    with hold_lease(directory / "lease", f"goal {goal_id}"):
+        if (directory / "goal.json").exists():
+            raise Refused(f"goal {goal_id} already exists")
+        write_record(directory / "goal.json", goal)
+    return goal
+
+
+def _limits(options: GoalOptions) -> Limits:
+    values = {
+        "max_total_attempts": options.max_total_attempts,
+        "max_parallel_work": options.max_parallel_work,
+        "max_cycles": options.max_cycles,
+    }
+    try:
+        return Limits.model_validate({k: v for k, v in values.items() if v is not None})
+    except ValidationError as error:
+        raise _usage("limits", error) from None
+
+
+__all__ = ["HARNERY", "FrozenTemplate", "GoalOptions", "create_supervisor", "create_work", "init_tree"]

@@ -1,0 +1,151 @@
+"""Durable file primitives: 0700/0600 modes, immutable link-into-place writes, fsynced JSONL appends."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import secrets
+import time
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from harn_tui.core.errors import Refused
+from harn_tui.core.faults import fault_point
+
+DIR_MODE = 0o700
+FILE_MODE = 0o600
+STALE_TEMP_S = 60.0
+
+
+def is_temp_name(name: str) -> bool:
+    """Temporary files are `.<final-name>.tmp-<random>`: readers and verify ignore them."""
+    return name.startswith(".") and ".tmp-" in name
+
+
+def ensure_dir(path: Path) -> None:
+    """Create `path` and missing parents with mode 0700."""
+    if path.is_dir():
+        return
+    ensure_dir(path.parent)
+    with contextlib.suppress(FileExistsError):
+        os.mkdir(path, DIR_MODE)
+        _fsync_dir(path.parent)
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def record_bytes(record: BaseModel | dict[str, Any]) -> bytes:
+    """The one serialization of a record: deterministic, so identical records are identical bytes."""
+    data = record.model_dump(mode="json", by_alias=True) if isinstance(record, BaseModel) else record
+    return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode()
+
+
+def remove_stale_temps(directory: Path) -> None:
+    """Remove temporary files a crashed writer left in `directory` (older than a minute)."""
+    cutoff = time.time() - STALE_TEMP_S
+    with contextlib.suppress(FileNotFoundError):
+        for entry in os.scandir(directory):
+            if is_temp_name(entry.name):
+                with contextlib.suppress(FileNotFoundError):
+                    if entry.stat(follow_symlinks=False).st_mtime < cutoff:
+                        os.unlink(entry.path)
+
+
+class ImmutableConflict(Refused):
+    """An immutable record already exists with a different body."""
+
+
+def write_immutable(path: Path, body: bytes) -> bool:
+    """Write `body` at `path` once. True if written now, False if an identical body was already there."""
+    directory = path.parent
+    ensure_dir(directory)
+    remove_stale_temps(directory)
+    temp = directory / f".{path.name}.tmp-{secrets.token_hex(6)}"
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
+    try:
+        fault_point("write.temp")
+        os.write(fd, body)
+        fault_point("write.fsync")
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    try:
+        fault_point("write.link")
+        os.link(temp, path)
+    except FileExistsError:
+        if path.read_bytes() == body:
+            return False
+        raise ImmutableConflict(f"{path} already exists with a different body; immutable records never change")
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temp)
+    _fsync_dir(directory)
+    return True
+
+
+def write_record(path: Path, record: BaseModel) -> bool:
+    return write_immutable(path, record_bytes(record))
+
+
+def event_line(event: BaseModel) -> bytes:
+    """One JSONL line: the event's fields as top-level members, ending in `\\n`."""
+    data = event.model_dump(mode="json", by_alias=True)
+    ordered = {key: data.pop(key) for key in ("schema_version", "seq", "ts", "event", "actor")}
+    ordered.update(data)
+    return (json.dumps(ordered, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
+
+
+def complete_length(path: Path) -> tuple[int, int]:
+    """(bytes up to and including the last `\\n`, total size) of a JSONL file; (0, 0) if missing."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except FileNotFoundError:
+        return 0, 0
+    try:
+        size = os.fstat(fd).st_size
+        position = size
+        while position > 0:
+            chunk_start = max(0, position - 65536)
+            chunk = os.pread(fd, position - chunk_start, chunk_start)
+            newline = chunk.rfind(b"\n")
+            if newline >= 0:
+                return chunk_start + newline + 1, size
+            position = chunk_start
+        return 0, size
+    finally:
+        os.close(fd)
+
+
+def append_line(path: Path, line: bytes) -> None:
+    """Append one line with a single write and fsync; the caller holds the lease.
+
+    A torn final line (no trailing newline) is truncated first: it is the one damage a writer repairs.
+    """
+    if not line.endswith(b"\n") or b"\n" in line[:-1]:
+        raise ValueError("a JSONL append is exactly one line ending in a newline")
+    ensure_dir(path.parent)
+    good, size = complete_length(path)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, FILE_MODE)
+    try:
+        if good != size:
+            fault_point("append.truncate")
+            os.ftruncate(fd, good)
+        fault_point("append.write")
+        written = os.write(fd, line)
+        if written != len(line):
+            raise OSError(f"short write to {path}: {written} of {len(line)} bytes")
+        fault_point("append.fsync")
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    if size == 0:
+        _fsync_dir(path.parent)

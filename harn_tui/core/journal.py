@@ -1,0 +1,165 @@
+"""Reading records and JSONL logs, incrementally: a tail keeps its byte offset and re-parses only new lines."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Generic, TypeVar
+
+from pydantic import BaseModel, TypeAdapter, ValidationError
+
+from harn_tui.core.errors import CorruptJournal
+
+M = TypeVar("M", bound=BaseModel)
+E = TypeVar("E")
+
+
+def describe_validation(error: ValidationError) -> str:
+    """One line naming the first failing field and why."""
+    first = error.errors()[0]
+    location = ".".join(str(part) for part in first.get("loc", ())) or "$"
+    return f"{location}: {first.get('msg', 'invalid')}"
+
+
+def parse_record(path: Path, body: bytes, model: type[M]) -> M:
+    try:
+        return model.model_validate_json(body)
+    except ValidationError as error:
+        raise CorruptJournal(f"{path}: {describe_validation(error)}") from None
+
+
+def read_record(path: Path, model: type[M]) -> M:
+    """Read and validate an immutable record; a missing or malformed file raises CorruptJournal."""
+    try:
+        body = path.read_bytes()
+    except FileNotFoundError:
+        raise CorruptJournal(f"{path}: missing") from None
+    return parse_record(path, body, model)
+
+
+def read_record_with_digest(path: Path, model: type[M]) -> tuple[M, str]:
+    body = path.read_bytes()
+    return parse_record(path, body, model), hashlib.sha256(body).hexdigest()
+
+
+def read_optional(path: Path, model: type[M]) -> M | None:
+    try:
+        body = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    return parse_record(path, body, model)
+
+
+def read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_bytes())
+    except FileNotFoundError:
+        return None
+    except ValueError as error:
+        raise CorruptJournal(f"{path}: not JSON ({error})") from None
+
+
+@dataclass
+class JsonlTail(Generic[E]):
+    """The parsed state of one append-only log, refreshed by reading only bytes appended since last time.
+
+    A replaced or truncated file (different inode, or shorter than what was consumed) is re-read whole.
+    A final line without a newline is torn: ignored and reported, never parsed.
+    """
+
+    path: Path
+    adapter: TypeAdapter[list[E]]
+    events: list[E] = field(default_factory=list)
+    offset: int = 0
+    identity: tuple[int, int] | None = None
+    torn: bool = False
+    problem: str | None = None
+
+    def refresh(self) -> bool:
+        """Bring the tail up to date with the file; True if anything changed."""
+        try:
+            fd = os.open(self.path, os.O_RDONLY)
+        except FileNotFoundError:
+            changed = bool(self.events or self.problem or self.torn or self.identity)
+            self._reset(None)
+            return changed
+        try:
+            stat = os.fstat(fd)
+            identity = (stat.st_dev, stat.st_ino)
+            changed = False
+            if identity != self.identity or stat.st_size < self.offset:
+                self._reset(identity)
+                changed = True
+            if stat.st_size == self.offset and not self.torn:
+                return changed
+            data = os.pread(fd, stat.st_size - self.offset, self.offset)
+        finally:
+            os.close(fd)
+        cut = data.rfind(b"\n") + 1
+        torn = cut < len(data)
+        changed = changed or torn != self.torn or cut > 0
+        self.torn = torn
+        if cut and self.problem is None:
+            self._parse(data[:cut])
+        self.offset += cut
+        return changed
+
+    def _reset(self, identity: tuple[int, int] | None) -> None:
+        self.events = []
+        self.offset = 0
+        self.identity = identity
+        self.torn = False
+        self.problem = None
+
+    def _parse(self, chunk: bytes) -> None:
+        lines = chunk.split(b"\n")[:-1]
+        first_line = self._line_count_before()
+        try:
+            parsed = self.adapter.validate_json(b"[" + b",".join(lines) + b"]")
+        except ValidationError:
+            parsed = self._parse_line_by_line(lines, first_line)
+            if parsed is None:
+                return
+        expected = len(self.events) + 1
+        for index, event in enumerate(parsed):
+            seq = getattr(event, "seq", None)
+            if seq != expected + index:
+                self.problem = (
+                    f"{self.path}: line {first_line + index + 1}: seq {seq} breaks the gapless sequence "
+                    f"(expected {expected + index})"
+                )
+                self.events.extend(parsed[:index])
+                return
+        self.events.extend(parsed)
+
+    def _line_count_before(self) -> int:
+        return len(self.events)
+
+    def _parse_line_by_line(self, lines: list[bytes], first_line: int) -> list[E] | None:
+        parsed: list[E] = []
+        for index, line in enumerate(lines):
+            try:
+                parsed.extend(self.adapter.validate_json(b"[" + line + b"]"))
+            except ValidationError as error:
+                self.problem = f"{self.path}: line {first_line + index + 1}: {_event_problem(line, error)}"
+                self.events.extend(parsed)
+                return None
+        return parsed
+
+
+def _event_problem(line: bytes, error: ValidationError) -> str:
+    try:
+        data = json.loads(line)
+    except ValueError:
+        return "malformed JSON"
+    if not isinstance(data, dict):
+        return "not a JSON object"
+    if data.get("schema_version") != 1:
+        return f"unknown schema version {data.get('schema_version')!r}"
+    kinds = {e.get("type") for e in error.errors()}
+    if "union_tag_invalid" in kinds or "union_tag_not_found" in kinds:
+        return f"unknown event {data.get('event')!r}"
+    return describe_validation(error).removeprefix("0.")

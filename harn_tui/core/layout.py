@@ -1,0 +1,77 @@
+"""Where every record lives under `.harnery/`; IDs are checked before any path is built."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from harn_tui.core.errors import NotFound
+from harn_tui.core.ids import check_id
+
+HARNERY = ".harnery"
+TOP_DIRS = ("supervisors", "work", "runs", "approvals", "presence", "cache")
+
+
+def find_root(explicit: str | os.PathLike[str] | None = None, start: Path | None = None) -> Path:
+    """`--root`, else `$HARN_ROOT`, else the nearest ancestor holding `.harnery/` (NotFound otherwise)."""
+    if explicit is not None or os.environ.get("HARN_ROOT"):
+        root = Path(explicit if explicit is not None else os.environ["HARN_ROOT"]).resolve()
+        if not (root / HARNERY).is_dir():
+            raise NotFound(f"no {HARNERY}/ under {root} (run `harn init` there)")
+        return root
+    here = (start or Path.cwd()).resolve()
+    for candidate in (here, *here.parents):
+        if (candidate / HARNERY).is_dir():
+            return candidate
+    raise NotFound(f"no {HARNERY}/ found in {here} or any parent (use --root, $HARN_ROOT or `harn init`)")
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Paths of one tree. Every method validates the IDs it is given."""
+
+    root: Path
+
+    @property
+    def base(self) -> Path:
+        return self.root / HARNERY
+
+    @property
+    def supervisors(self) -> Path:
+        return self.base / "supervisors"
+
+    @property
+    def work_dir(self) -> Path:
+        return self.base / "work"
+
+    @property
+    def runs(self) -> Path:
+        return self.base / "runs"
+
+    @property
+    def approvals(self) -> Path:
+        return self.base / "approvals"
+
+    @property
+    def presence(self) -> Path:
+        return self.base / "presence"
+
+    @property
+    def cache(self) -> Path:
+        return self.base / "cache"
+
+    def goal(self, goal_id: str) -> Path:
+        return self.supervisors / check_id(goal_id, "goal id")
+
+    def plan(self, goal_id: str, plan_id: str) -> Path:
+        return self.goal(goal_id) / "plans" / check_id(plan_id, "plan id")
+
+    def work(self, work_id: str) -> Path:
+        return self.work_dir / check_id(work_id, "work id")
+
+    def run(self, run_id: str) -> Path:
+        return self.runs / check_id(run_id, "run id")
+
+    def approval(self, approval_id: str) -> Path:
+        return self.approvals / check_id(approval_id, "approval id")

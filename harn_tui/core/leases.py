@@ -1,0 +1,75 @@
+"""Leases over `filelock`: goal, work, run and `supervisor.lock`; released by the OS when a holder dies."""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+from filelock import FileLock, Timeout
+
+from harn_tui.core.errors import Refused
+from harn_tui.core.fsio import FILE_MODE, ensure_dir
+
+DEFAULT_TIMEOUT_S = 30.0
+
+
+def lease_timeout() -> float:
+    """How long a busy lease is waited for before the request is refused (`HARN_LEASE_TIMEOUT_S`)."""
+    return float(os.environ.get("HARN_LEASE_TIMEOUT_S", DEFAULT_TIMEOUT_S))
+
+
+@contextlib.contextmanager
+def hold_lease(path: Path, what: str, timeout: float | None = None) -> Iterator[None]:
+    """Hold the lease at `path`, waiting up to `timeout` seconds; a lease still busy is a refusal."""
+    ensure_dir(path.parent)
+    lock = FileLock(str(path), mode=FILE_MODE, thread_local=False)
+    wait = lease_timeout() if timeout is None else timeout
+    try:
+        lock.acquire(timeout=wait, poll_interval=0.01)
+    except Timeout:
+        raise Refused(f"busy: the {what} lease {path} stayed held for {wait:g} s") from None
+    try:
+        yield
+    finally:
+        lock.release()
+
+
+class HeldLease:
+    """A lease held for a long time (a run's life, a supervisor loop); `release()` when done."""
+
+    def __init__(self, path: Path, what: str, timeout: float = 0.0) -> None:
+        ensure_dir(path.parent)
+        self._lock = FileLock(str(path), mode=FILE_MODE, thread_local=False)
+        try:
+            self._lock.acquire(timeout=timeout, poll_interval=0.01)
+        except Timeout:
+            raise Refused(f"busy: the {what} lease {path} is held by another process") from None
+
+    def release(self) -> None:
+        self._lock.release()
+
+
+def try_hold(path: Path, what: str) -> HeldLease | None:
+    """Take the lease now if it is free, else None."""
+    try:
+        return HeldLease(path, what)
+    except Refused:
+        return None
+
+
+def is_held(path: Path) -> bool:
+    """True while some process (this one included) holds the lease; never creates the file."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except FileNotFoundError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)
+    return False

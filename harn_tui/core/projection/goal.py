@@ -1,0 +1,256 @@
+"""Goal projection: generations, budgets, the graph fingerprint and the first matching state rule."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, replace
+from typing import Any
+
+from harn_tui.core.projection.plans import PlanView, project_plan
+from harn_tui.core.projection.resolver import WorkResolver
+from harn_tui.core.projection.work import WorkView
+from harn_tui.core.records import GoalIntent
+from harn_tui.core.tree import GoalFiles, Tree
+
+
+@dataclass(frozen=True)
+class GoalView:
+    id: str
+    title: str
+    state: str
+    next_action: str
+    reason: str
+    intent: GoalIntent | None
+    active_root: str | None
+    generation: int
+    attempts_used: int
+    attempts_remaining: int
+    replans_used: int
+    replans_remaining: int
+    milestones_completed: int
+    pending_plan_id: str | None
+    attention_plan_id: str | None
+    latest_plan_status: str | None
+    governed_work_ids: tuple[str, ...]
+    active_ids: tuple[str, ...]
+    work: tuple[WorkView, ...]
+    plans: tuple[PlanView, ...]
+    problems: tuple[dict[str, str], ...]
+    graph_fingerprint: str
+    mission_complete: bool
+
+    @property
+    def needs_human(self) -> bool:
+        return self.state == "awaiting_attention"
+
+    @property
+    def latest_plan(self) -> PlanView | None:
+        return self.plans[-1] if self.plans else None
+
+    def work_item(self, work_id: str) -> WorkView | None:
+        return next((w for w in self.work if w.id == work_id), None)
+
+    def plan(self, plan_id: str) -> PlanView | None:
+        return next((p for p in self.plans if p.id == plan_id), None)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "title": self.title,
+            "state": self.state,
+            "next_action": self.next_action,
+            "reason": self.reason,
+            "root_work_id": self.active_root,
+            "generation": self.generation,
+            "attempts_used": self.attempts_used,
+            "attempts_remaining": self.attempts_remaining,
+            "replans_used": self.replans_used,
+            "replans_remaining": self.replans_remaining,
+            "milestones_completed": self.milestones_completed,
+            "pending_plan_id": self.pending_plan_id,
+            "attention_plan_id": self.attention_plan_id,
+            "latest_plan_status": self.latest_plan_status,
+            "graph_fingerprint": self.graph_fingerprint,
+            "governed_work_ids": list(self.governed_work_ids),
+            "work": [w.to_json() for w in self.work],
+            "plans": [p.to_json() for p in self.plans],
+            "problems": list(self.problems),
+        }
+
+
+def graph_fingerprint(root: str | None, generation: int, active: list[WorkView]) -> str:
+    """`sha256:` + hex digest of the canonical JSON of the active closure (SPEC section 5)."""
+    document = {
+        "root": root,
+        "generation": generation,
+        "work": [
+            {"id": w.id, "dependencies": list(w.dependencies), "state": w.state, "last_seq": w.last_seq}
+            for w in sorted(active, key=lambda w: w.id)
+        ],
+    }
+    canonical = json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return "sha256:" + hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def project_goal(tree: Tree, goal_id: str, resolver: WorkResolver | None = None) -> GoalView:
+    """The goal's derived state; never raises for damage (a damaged goal projects as `corrupt`)."""
+    goal = tree.goals[goal_id]
+    resolver = resolver or WorkResolver(tree)
+    intent = goal.intent
+    problem = goal.problem
+    if intent is None or problem is not None:
+        return _corrupt_goal(goal, problem or "goal.json unreadable")
+    plans = tuple(project_plan(p, goal.loop_held) for p in goal.ordered_plans())
+    applied = [p for p in plans if p.status in ("applied", "completed") and p.root_work_id]
+    generation = len(applied)
+    active_root = applied[-1].root_work_id if applied else intent.root_work_id
+    active_ids = resolver.closure(active_root)
+    governed = _governed(resolver, intent.root_work_id, applied)
+    views = {work_id: resolver.view(work_id) for work_id in governed}
+    damaged = [(wid, v.problem) for wid, v in views.items() if v is None or v.problem]
+    if damaged:
+        wid, why = damaged[0]
+        return _corrupt_goal(goal, why or f"work {wid} is missing from the tree")
+    active_set = set(active_ids)
+    ordered = [*active_ids, *(w for w in governed if w not in active_set)]
+    work = tuple(replace(views[w], active=w in active_set) for w in ordered if views[w] is not None)  # type: ignore[arg-type]
+    active = [w for w in work if w.active]
+    fingerprint = graph_fingerprint(active_root, generation, active)
+    return _decide(goal, intent, plans, applied, active_root, active_ids, governed, work, active, fingerprint)
+
+
+def _governed(resolver: WorkResolver, original_root: str | None, applied: list[PlanView]) -> list[str]:
+    governed = resolver.closure(original_root)
+    seen = set(governed)
+    for plan in applied:
+        for work_id in plan.work_ids:
+            if work_id not in seen:
+                seen.add(work_id)
+                governed.append(work_id)
+    return governed
+
+
+def _decide(
+    goal: GoalFiles,
+    intent: GoalIntent,
+    plans: tuple[PlanView, ...],
+    applied: list[PlanView],
+    active_root: str | None,
+    active_ids: list[str],
+    governed: list[str],
+    work: tuple[WorkView, ...],
+    active: list[WorkView],
+    fingerprint: str,
+) -> GoalView:
+    charged = sum(w.charged_attempts for w in work)
+    attempts_remaining = max(0, intent.limits.max_total_attempts - charged)
+    replanning = intent.replanning
+    replans_used = len(plans)
+    replans_remaining = max(0, replanning.max_replans - replans_used) if replanning else 0
+    mission_complete = any(p.status == "completed" for p in plans)
+    milestones = _milestones_completed(intent, applied, work)
+    latest = plans[-1] if plans else None
+    by_id = {w.id: w for w in work}
+    root_view = by_id.get(active_root or "")
+
+    def view(state: str, action: str, reason: str, pending: str | None = None, attention: str | None = None) -> GoalView:
+        return GoalView(
+            id=goal.id, title=intent.title, state=state, next_action=action, reason=reason, intent=intent,
+            active_root=active_root, generation=len(applied), attempts_used=sum(w.attempts_used for w in work),
+            attempts_remaining=attempts_remaining, replans_used=replans_used, replans_remaining=replans_remaining,
+            milestones_completed=milestones, pending_plan_id=pending, attention_plan_id=attention,
+            latest_plan_status=latest.status if latest else None, governed_work_ids=tuple(governed),
+            active_ids=tuple(active_ids), work=work, plans=plans, problems=(), graph_fingerprint=fingerprint,
+            mission_complete=mission_complete,
+        )
+
+    if intent.mission is not None:
+        if mission_complete:
+            return view("succeeded", "none", "the mission is complete")
+    elif root_view is not None and root_view.state == "succeeded":
+        return view("succeeded", "none", f"root {active_root} succeeded")
+    running = [w for w in active if w.state == "running"]
+    if running or (latest is not None and latest.status == "planning"):
+        what = f"work {running[0].id} is running" if running else f"plan {latest.id if latest else ''} is planning"
+        return view("running", "wait", what)
+    auto = intent.automation
+    ready = [w for w in active if w.state == "ready"]
+    if ready and attempts_remaining > 0:
+        return view("ready", "run", f"work {ready[0].id} is ready to run")
+    in_review = [w for w in active if w.state == "in_review"]
+    if auto.accept_passing_proof and any(not w.open_findings for w in in_review):
+        return view("ready", "run", "passing work will be accepted (accept_passing_proof)")
+    retryable = [w for w in active if w.state == "blocked" and w.next_action == "retry"]
+    if auto.retry_blocked and retryable and attempts_remaining > 0:
+        return view("ready", "run", f"work {retryable[0].id} will be retried (retry_blocked)")
+    parked = [w for w in active if w.state == "awaiting_approval"]
+    if auto.resume_approved and any(w.approval_decided for w in parked):
+        return view("ready", "run", "an approved attempt will be resumed (resume_approved)")
+    if parked:
+        return view("awaiting_attention", "resolve_approval", f"approval {parked[0].approval_id} awaits a decision")
+    if in_review:
+        return view("awaiting_attention", "review", f"work {in_review[0].id} passed and awaits review")
+    if latest is not None and latest.status == "proposed":
+        return view("awaiting_attention", "review_plan", f"plan {latest.id} awaits review", pending=latest.id)
+    if (
+        latest is not None
+        and latest.status == "attention"
+        and latest.request.prior_root_work_id == active_root
+        and latest.request.graph_fingerprint == fingerprint
+        and not mission_complete
+    ):
+        why = f"plan {latest.id} needs attention: {latest.reason}"
+        if replans_remaining > 0:
+            return view("awaiting_attention", "retry_plan", why, attention=latest.id)
+        return view("awaiting_attention", "none", why + " (no replan slot left)", attention=latest.id)
+    if attempts_remaining == 0:
+        return view("budget_exhausted", "none", f"all {intent.limits.max_total_attempts} attempts are used")
+    if retryable:
+        return view("blocked", "retry", f"work {retryable[0].id} is blocked; an operator may retry it")
+    cancelled = [w for w in active if w.state == "cancelled"]
+    if replanning is not None and replans_remaining > 0 and not cancelled:
+        if intent.mission is not None and active_root is None:
+            return view("ready", "plan_initial", "the mission needs its first plan")
+        if intent.mission is not None and root_view is not None and root_view.state == "succeeded":
+            return view("ready", "plan_milestone", f"milestone root {active_root} succeeded; next milestone due")
+        return view("ready", "replan", _stuck_reason(active, latest))
+    if replanning is not None and replans_remaining == 0:
+        return view("budget_exhausted", "none", f"all {replanning.max_replans} replan slots are used")
+    if cancelled:
+        return view("blocked", "none", f"work {cancelled[0].id} was cancelled")
+    return view("blocked", "none", _stuck_reason(active, latest) + " and no replanning is configured")
+
+
+def _stuck_reason(active: list[WorkView], latest: PlanView | None) -> str:
+    blocked = [w for w in active if w.state == "blocked"]
+    if blocked:
+        return f"work {blocked[0].id} is blocked: {blocked[0].reason}"
+    if latest is not None and latest.status in ("rejected", "retry_requested", "failed", "interrupted"):
+        return f"plan {latest.id} {latest.status}" + (f": {latest.reason}" if latest.reason else "")
+    return "no scheduling action is legal in the active graph"
+
+
+def _milestones_completed(intent: GoalIntent, applied: list[PlanView], work: tuple[WorkView, ...]) -> int:
+    if intent.mission is None:
+        return 0
+    states = {w.id: w.state for w in work}
+    done = {
+        p.proposal.milestone.sequence
+        for p in applied
+        if p.proposal is not None and p.proposal.milestone is not None and states.get(p.root_work_id or "") == "succeeded"
+    }
+    supplied = 1 if intent.root_work_id and states.get(intent.root_work_id) == "succeeded" else 0
+    return len(done) + supplied
+
+
+def _corrupt_goal(goal: GoalFiles, reason: str) -> GoalView:
+    intent = goal.intent
+    return GoalView(
+        id=goal.id, title=intent.title if intent else goal.id, state="corrupt", next_action="none", reason=reason,
+        intent=intent, active_root=None, generation=0, attempts_used=0, attempts_remaining=0, replans_used=0,
+        replans_remaining=0, milestones_completed=0, pending_plan_id=None, attention_plan_id=None,
+        latest_plan_status=None, governed_work_ids=(), active_ids=(), work=(), plans=(),
+        problems=({"path": str(goal.directory), "problem": reason},), graph_fingerprint="",
+        mission_complete=False,
+    )

@@ -1,0 +1,194 @@
+"""Read-side documents for the CLI and console: goals, work, plans, approvals, pending decisions."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from harn_tui.core.errors import CorruptJournal, NotFound
+from harn_tui.core.ids import check_id
+from harn_tui.core.journal import read_json
+from harn_tui.core.layout import Layout
+from harn_tui.core.projection import GoalView, PlanView, WorkResolver, WorkView, project_goal
+from harn_tui.core.tree import Tree
+
+
+@dataclass(frozen=True)
+class TreeView:
+    """Every goal projected once, plus the owner goal of each work item."""
+
+    tree: Tree
+    goals: tuple[GoalView, ...]
+    owner: dict[str, str]
+
+    def goal(self, goal_id: str) -> GoalView | None:
+        return next((g for g in self.goals if g.id == goal_id), None)
+
+
+def project_tree(tree: Tree) -> TreeView:
+    resolver = WorkResolver(tree)
+    goals = tuple(project_goal(tree, goal_id, resolver) for goal_id in sorted(tree.goals))
+    owner: dict[str, str] = {}
+    for goal in goals:
+        for work_id in goal.governed_work_ids:
+            owner.setdefault(work_id, goal.id)
+    return TreeView(tree, goals, owner)
+
+
+def goal_owner_of(tree: Tree, work_id: str) -> str | None:
+    """The goal governing `work_id` (plan provenance first, else the first goal whose graph holds it)."""
+    work = tree.work.get(work_id)
+    if work is not None and work.intent is not None and work.intent.source.kind == "plan":
+        ref = work.intent.source.ref or ""
+        goal_id = ref.split("/", 1)[0]
+        if goal_id in tree.goals:
+            return goal_id
+    return project_tree(tree).owner.get(work_id)
+
+
+def show_goal(layout: Layout, goal_id: str) -> GoalView:
+    """Goal-scoped: reads only this goal and the work it governs. NotFound (4) or CorruptJournal (5)."""
+    check_id(goal_id, "goal id")
+    if not (layout.goal(goal_id)).is_dir():
+        raise NotFound(f"goal {goal_id} does not exist")
+    tree = Tree.load_scoped(layout, goal_id)
+    view = project_goal(tree, goal_id)
+    return view
+
+
+def require_readable(view: GoalView) -> GoalView:
+    if view.state == "corrupt":
+        raise CorruptJournal(f"goal {view.id} is corrupt: {view.reason}")
+    return view
+
+
+def list_goals(layout: Layout) -> dict[str, Any]:
+    tree = Tree.load(layout)
+    view = project_tree(tree)
+    goals = [_goal_summary(g) for g in view.goals]
+    problems = [p for g in view.goals for p in g.problems]
+    return {"goals": goals, "problems": problems}
+
+
+def _goal_summary(goal: GoalView) -> dict[str, Any]:
+    document = goal.to_json()
+    return {key: document[key] for key in (
+        "id", "title", "state", "next_action", "reason", "root_work_id", "generation", "attempts_used",
+        "attempts_remaining", "replans_used", "replans_remaining", "milestones_completed", "pending_plan_id",
+        "attention_plan_id", "latest_plan_status",
+    )}
+
+
+def plan_view(goal: GoalView, plan_id: str) -> PlanView:
+    check_id(plan_id, "plan id")
+    plan = goal.plan(plan_id)
+    if plan is None:
+        raise NotFound(f"plan {plan_id} does not exist in goal {goal.id}")
+    return plan
+
+
+def plan_document(layout: Layout, goal: GoalView, plan: PlanView) -> dict[str, Any]:
+    directory = layout.plan(goal.id, plan.id)
+    return {
+        **plan.to_json(),
+        "request": plan.request.model_dump(mode="json"),
+        "planner_input": read_json(directory / "planner-input.json"),
+        "proposal": plan.proposal.model_dump(mode="json") if plan.proposal else None,
+        "review": plan.review.model_dump(mode="json") if plan.review else None,
+        "rationale": plan.rationale,
+        "events": [e.model_dump(mode="json", by_alias=True) for e in plan.events],
+    }
+
+
+def load_work_view(layout: Layout, work_id: str) -> tuple[Tree, WorkView, str | None]:
+    """(tree, view, owning goal id) for one work item, projected in its goal's context when it has one."""
+    check_id(work_id, "work id")
+    if not layout.work(work_id).is_dir():
+        raise NotFound(f"work {work_id} does not exist")
+    tree = Tree.load(layout)
+    goal_id = goal_owner_of(tree, work_id)
+    if goal_id is not None:
+        goal = project_goal(tree, goal_id)
+        item = goal.work_item(work_id)
+        if item is not None:
+            return tree, item, goal_id
+    view = WorkResolver(tree).view(work_id)
+    if view is None:
+        raise CorruptJournal(f"work {work_id} is unreadable")
+    return tree, view, goal_id
+
+
+def work_document(tree: Tree, view: WorkView, goal_id: str | None) -> dict[str, Any]:
+    work = tree.work[view.id]
+    return {
+        **view.to_json(),
+        "goal_id": goal_id,
+        "problem": view.problem,
+        "intent": work.intent.model_dump(mode="json") if work.intent else None,
+        "events": [e.model_dump(mode="json", by_alias=True) for e in work.events],
+        "attempts": [a.to_json() for a in view.attempts],
+    }
+
+
+def list_work(layout: Layout) -> dict[str, Any]:
+    tree = Tree.load(layout)
+    view = project_tree(tree)
+    resolver = WorkResolver(tree)
+    items = []
+    for work_id in sorted(tree.work):
+        goal_id = view.owner.get(work_id)
+        goal = view.goal(goal_id) if goal_id else None
+        item = goal.work_item(work_id) if goal else None
+        item = item or resolver.view(work_id)
+        if item is not None:
+            items.append({**item.to_json(), "goal_id": goal_id})
+    return {"work": items}
+
+
+def pending(layout: Layout) -> dict[str, Any]:
+    """Every decision waiting for a human, across goals and standalone work."""
+    tree = Tree.load(layout)
+    view = project_tree(tree)
+    rows: list[dict[str, Any]] = []
+    resolver = WorkResolver(tree)
+    for goal in view.goals:
+        if goal.pending_plan_id:
+            rows.append(_row("review_plan", goal.id, plan_id=goal.pending_plan_id, reason=goal.reason))
+        if goal.attention_plan_id and goal.next_action == "retry_plan":
+            rows.append(_row("retry_plan", goal.id, plan_id=goal.attention_plan_id, reason=goal.reason))
+    for work_id in sorted(tree.work):
+        goal_id = view.owner.get(work_id)
+        goal = view.goal(goal_id) if goal_id else None
+        item = goal.work_item(work_id) if goal else resolver.view(work_id)
+        if item is None or (goal is not None and not item.active):
+            continue
+        if item.state == "in_review":
+            rows.append(_row("review_work", goal_id, work_id=work_id, reason=item.reason))
+        if item.next_action == "resolve_approval" and item.approval_id:
+            rows.append(_row("approval", goal_id, work_id=work_id, approval_id=item.approval_id, reason=item.reason))
+    return {"pending": rows}
+
+
+def _row(kind: str, goal_id: str | None, *, plan_id: str | None = None, work_id: str | None = None,
+         approval_id: str | None = None, reason: str | None = None) -> dict[str, Any]:
+    return {"kind": kind, "goal_id": goal_id, "plan_id": plan_id, "work_id": work_id,
+            "approval_id": approval_id, "reason": reason}
+
+
+def approval_document(tree: Tree, approval_id: str) -> dict[str, Any]:
+    approval = tree.approvals.get(approval_id)
+    if approval is None or approval.request is None:
+        raise NotFound(f"approval {approval_id} does not exist")
+    return {
+        "id": approval_id,
+        "status": "decided" if approval.decision else "pending",
+        "request": approval.request.model_dump(mode="json"),
+        "decision": approval.decision.model_dump(mode="json") if approval.decision else None,
+        "problem": approval.problem,
+    }
+
+
+def list_approvals(layout: Layout) -> dict[str, Any]:
+    tree = Tree.load(layout)
+    return {"approvals": [approval_document(tree, a) for a in sorted(tree.approvals)
+                          if tree.approvals[a].request is not None]}

@@ -1,0 +1,70 @@
+"""Bounded text types and the frozen, closed base every record on disk shares."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
+
+from harn_tui.core.ids import ID_PATTERN, KEY_PATTERN
+
+TITLE_MAX = 200
+OBJECTIVE_MAX = 4000
+CRITERION_MAX = 500
+CRITERIA_MAX = 50
+REASON_MAX = 2000
+FINDING_MAX = 1000
+FINDINGS_MAX = 20
+RATIONALE_MAX = 2000
+INSTRUCTIONS_MAX = 4000
+
+
+def _bounded(max_length: int) -> object:
+    return StringConstraints(strip_whitespace=True, min_length=1, max_length=max_length)
+
+
+Title = Annotated[str, _bounded(TITLE_MAX)]
+Objective = Annotated[str, _bounded(OBJECTIVE_MAX)]
+Criterion = Annotated[str, _bounded(CRITERION_MAX)]
+Reason = Annotated[str, _bounded(REASON_MAX)]
+FindingText = Annotated[str, _bounded(FINDING_MAX)]
+Rationale = Annotated[str, _bounded(RATIONALE_MAX)]
+Instructions = Annotated[str, _bounded(INSTRUCTIONS_MAX)]
+Summary = Annotated[str, StringConstraints(max_length=REASON_MAX)]
+Acceptance = Annotated[list[Criterion], Field(max_length=CRITERIA_MAX)]
+
+Id = Annotated[str, StringConstraints(pattern=f"^{ID_PATTERN.pattern}$")]
+Key = Annotated[str, StringConstraints(pattern=f"^{KEY_PATTERN.pattern}$")]
+Sha256 = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$")]
+
+
+def _check_utc_z(value: str) -> str:
+    from datetime import datetime
+
+    if not value.endswith("Z"):
+        raise ValueError("timestamp must be UTC ISO 8601 ending in Z")
+    datetime.fromisoformat(value[:-1] + "+00:00")
+    return value
+
+
+def _check_offset(value: str) -> str:
+    from datetime import datetime
+
+    parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    if parsed.tzinfo is None:
+        raise ValueError("timestamp must carry an offset (Z or +00:00)")
+    return value
+
+
+UtcTimestamp = Annotated[str, AfterValidator(_check_utc_z)]
+OffsetTimestamp = Annotated[str, AfterValidator(_check_offset)]
+
+
+class Record(BaseModel):
+    """A closed, immutable record: unknown keys and mutation are errors."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class VersionedRecord(Record):
+    schema_version: Literal[1] = 1

@@ -1,0 +1,155 @@
+"""Work and plan events: one closed model per event, discriminated by `event`."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field, TypeAdapter
+
+from harn_tui.core.records.common import (
+    FindingText,
+    Id,
+    Reason,
+    Record,
+    Sha256,
+    UtcTimestamp,
+)
+
+
+class Finding(Record):
+    """An operator correction raised on a reopen, open until disposed on accept."""
+
+    id: Annotated[str, Field(pattern=r"^f[1-9][0-9]?$")]
+    statement: FindingText
+    actor: Id
+
+
+class Disposition(Record):
+    id: Annotated[str, Field(pattern=r"^f[1-9][0-9]?$")]
+    outcome: Literal["fixed", "deferred"]
+    reason: Reason | None = None
+
+
+class Event(Record):
+    schema_version: Literal[1] = 1
+    seq: Annotated[int, Field(ge=1)]
+    ts: UtcTimestamp
+    actor: Id
+
+
+class WorkCreated(Event):
+    event: Literal["work.created"] = "work.created"
+    reason: Reason | None = None
+
+
+class AttemptStarted(Event):
+    event: Literal["attempt.started"] = "attempt.started"
+    run_id: Id
+    attempt: Annotated[int, Field(ge=1)]
+    trigger: Literal["initial", "retry", "reopen"]
+
+
+class AttemptFinished(Event):
+    event: Literal["attempt.finished"] = "attempt.finished"
+    run_id: Id
+    status: Literal["passed", "failed", "parked"]
+    class_: Literal["environment", "upstream", "decision"] | None = Field(default=None, alias="class")
+    reason: Reason | None = None
+    approval_id: Id | None = None
+
+    model_config = Event.model_config | {"populate_by_name": True}
+
+
+class AttemptResumed(Event):
+    event: Literal["attempt.resumed"] = "attempt.resumed"
+    run_id: Id
+    approval_id: Id
+
+
+class WorkAccepted(Event):
+    event: Literal["work.accepted"] = "work.accepted"
+    run_id: Id
+    proof_sha256: Sha256
+    dispositions: list[Disposition] = []
+    reason: Reason | None = None
+
+
+class WorkCancelled(Event):
+    event: Literal["work.cancelled"] = "work.cancelled"
+    reason: Reason | None = None
+
+
+class WorkReopened(Event):
+    event: Literal["work.reopened"] = "work.reopened"
+    findings: Annotated[list[Finding], Field(max_length=20)] = []
+    reason: Reason | None = None
+
+
+WorkEvent = Annotated[
+    WorkCreated | AttemptStarted | AttemptFinished | AttemptResumed | WorkAccepted | WorkCancelled | WorkReopened,
+    Field(discriminator="event"),
+]
+
+
+class PlanReviewed(Event):
+    event: Literal["plan.reviewed"] = "plan.reviewed"
+    candidate_sha256: Sha256
+
+
+class PlanProposed(Event):
+    event: Literal["plan.proposed"] = "plan.proposed"
+
+
+class PlanAttention(Event):
+    event: Literal["plan.attention"] = "plan.attention"
+    reason: Reason
+
+
+class PlanApplied(Event):
+    event: Literal["plan.applied"] = "plan.applied"
+    root_work_id: Id
+    work_ids: list[Id]
+    reason: Reason | None = None
+
+
+class PlanRejected(Event):
+    event: Literal["plan.rejected"] = "plan.rejected"
+    reason: Reason
+
+
+class PlanRetryRequested(Event):
+    event: Literal["plan.retry_requested"] = "plan.retry_requested"
+    reason: Reason
+
+
+class PlanFailed(Event):
+    event: Literal["plan.failed"] = "plan.failed"
+    reason: Reason
+    class_: Literal["environment", "upstream", "decision", "invalid", "timeout", "crash"] | None = Field(
+        default=None, alias="class"
+    )
+
+    model_config = Event.model_config | {"populate_by_name": True}
+
+
+class PlanCompleted(Event):
+    event: Literal["plan.completed"] = "plan.completed"
+    reason: Reason | None = None
+
+
+PlanEvent = Annotated[
+    PlanReviewed
+    | PlanProposed
+    | PlanAttention
+    | PlanApplied
+    | PlanRejected
+    | PlanRetryRequested
+    | PlanFailed
+    | PlanCompleted,
+    Field(discriminator="event"),
+]
+
+WORK_EVENT_ADAPTER: TypeAdapter[WorkEvent] = TypeAdapter(WorkEvent)
+PLAN_EVENT_ADAPTER: TypeAdapter[PlanEvent] = TypeAdapter(PlanEvent)
+WORK_EVENTS_ADAPTER: TypeAdapter[list[WorkEvent]] = TypeAdapter(list[WorkEvent])
+PLAN_EVENTS_ADAPTER: TypeAdapter[list[PlanEvent]] = TypeAdapter(list[PlanEvent])

@@ -1,0 +1,424 @@
+"""The loaded `.harnery/` tree: every record and log, re-readable one changed file at a time.
+
+A `Tree` holds values only; state is derived from it by `harn_tui.core.projection`. Loading never raises
+for damage: a broken file is kept as a `problem` on the goal, plan, work, run or approval it belongs to.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from harn_tui.core.errors import CorruptJournal
+from harn_tui.core.fsio import is_temp_name
+from harn_tui.core.ids import is_valid_id
+from harn_tui.core.journal import JsonlTail, parse_record
+from harn_tui.core.layout import Layout
+from harn_tui.core.leases import is_held
+from harn_tui.core.records import (
+    ApprovalDecision,
+    ApprovalRequest,
+    GoalIntent,
+    PlanEvent,
+    PlanRequest,
+    Proof,
+    Proposal,
+    ReviewReceipt,
+    WorkEvent,
+    WorkIntent,
+)
+from harn_tui.core.records.events import PLAN_EVENTS_ADAPTER, WORK_EVENTS_ADAPTER
+
+
+@dataclass
+class PlanFiles:
+    id: str
+    directory: Path
+    request: PlanRequest | None = None
+    proposal: Proposal | None = None
+    proposal_sha256: str | None = None
+    candidate: Proposal | None = None
+    review: ReviewReceipt | None = None
+    log: JsonlTail[PlanEvent] = field(init=False)
+    problems: dict[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.log = JsonlTail(self.directory / "events.jsonl", PLAN_EVENTS_ADAPTER)
+
+    @property
+    def events(self) -> list[PlanEvent]:
+        return self.log.events
+
+    @property
+    def problem(self) -> str | None:
+        found = [*self.problems.values(), *([self.log.problem] if self.log.problem else [])]
+        return found[0] if found else None
+
+
+@dataclass
+class GoalFiles:
+    id: str
+    directory: Path
+    intent: GoalIntent | None = None
+    plans: dict[str, PlanFiles] = field(default_factory=dict)
+    problems: dict[str, str] = field(default_factory=dict)
+    loop_held: bool = False
+
+    def ordered_plans(self) -> list[PlanFiles]:
+        """Plans with a request, in sequence order; aborted creations (no request.json) are left out."""
+        real = [plan for plan in self.plans.values() if plan.request is not None]
+        return sorted(real, key=lambda plan: (plan.request.sequence if plan.request else 0, plan.id))
+
+    @property
+    def problem(self) -> str | None:
+        if self.problems:
+            return next(iter(self.problems.values()))
+        for plan in self.ordered_plans():
+            if plan.problem:
+                return plan.problem
+        broken = [p.problem for p in self.plans.values() if p.request is None and p.problems]
+        return broken[0] if broken else None
+
+
+@dataclass
+class WorkFiles:
+    id: str
+    directory: Path
+    intent: WorkIntent | None = None
+    log: JsonlTail[WorkEvent] = field(init=False)
+    problems: dict[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.log = JsonlTail(self.directory / "events.jsonl", WORK_EVENTS_ADAPTER)
+
+    @property
+    def events(self) -> list[WorkEvent]:
+        return self.log.events
+
+    @property
+    def problem(self) -> str | None:
+        if self.problems:
+            return next(iter(self.problems.values()))
+        if self.intent is None:
+            return f"{self.directory / 'intent.json'}: missing"
+        return self.log.problem
+
+
+@dataclass
+class RunFiles:
+    id: str
+    directory: Path
+    live: bool = False
+    proof: Proof | None = None
+    proof_sha256: str | None = None
+    problem: str | None = None
+
+
+@dataclass
+class ApprovalFiles:
+    id: str
+    directory: Path
+    request: ApprovalRequest | None = None
+    decision: ApprovalDecision | None = None
+    problem: str | None = None
+
+
+class Tree:
+    """Everything loaded from one `.harnery/`, keyed by ID; `refresh_path` re-reads one changed file."""
+
+    def __init__(self, layout: Layout) -> None:
+        self.layout = layout
+        self.goals: dict[str, GoalFiles] = {}
+        self.work: dict[str, WorkFiles] = {}
+        self.runs: dict[str, RunFiles] = {}
+        self.approvals: dict[str, ApprovalFiles] = {}
+        self.version = 0
+
+    # ----- whole-tree and goal-scoped loading
+
+    @classmethod
+    def load(cls, layout: Layout) -> Tree:
+        """Load every goal, work item, run proof and approval."""
+        tree = cls(layout)
+        for goal_id in _ids_in(layout.supervisors):
+            tree.load_goal(goal_id)
+        for work_id in _ids_in(layout.work_dir):
+            tree.load_work(work_id)
+        for approval_id in _ids_in(layout.approvals):
+            tree.load_approval(approval_id)
+        for work in tree.work.values():
+            tree.load_runs_of(work)
+        return tree
+
+    @classmethod
+    def load_scoped(cls, layout: Layout, goal_id: str) -> Tree:
+        """Load one goal, the work it governs (with dependencies) and their runs and approvals only."""
+        tree = cls(layout)
+        goal = tree.load_goal(goal_id)
+        pending = list(tree.governed_candidates(goal))
+        while pending:
+            work_id = pending.pop()
+            if work_id in tree.work or not is_valid_id(work_id):
+                continue
+            work = tree.load_work(work_id)
+            if work.intent is not None:
+                pending.extend(work.intent.dependencies)
+        for work in list(tree.work.values()):
+            tree.load_runs_of(work)
+            tree.load_approvals_of(work)
+        return tree
+
+    def governed_candidates(self, goal: GoalFiles) -> list[str]:
+        ids: list[str] = []
+        if goal.intent is not None and goal.intent.root_work_id:
+            ids.append(goal.intent.root_work_id)
+        for plan in goal.plans.values():
+            for event in plan.events:
+                if event.event == "plan.applied":
+                    ids.extend(event.work_ids)
+        return ids
+
+    def load_goal(self, goal_id: str) -> GoalFiles:
+        directory = self.layout.goal(goal_id)
+        goal = GoalFiles(goal_id, directory)
+        self.goals[goal_id] = goal
+        self._read_goal_intent(goal)
+        for plan_id in _ids_in(directory / "plans"):
+            self._load_plan(goal, plan_id)
+        goal.loop_held = is_held(directory / "supervisor.lock")
+        self.version += 1
+        return goal
+
+    def _read_goal_intent(self, goal: GoalFiles) -> None:
+        path = goal.directory / "goal.json"
+        goal.problems.pop("goal.json", None)
+        try:
+            goal.intent = parse_record(path, path.read_bytes(), GoalIntent)
+            if goal.intent.id != goal.id:
+                goal.problems["goal.json"] = f"{path}: id {goal.intent.id!r} does not match its directory"
+        except FileNotFoundError:
+            goal.problems["goal.json"] = f"{path}: missing"
+        except CorruptJournal as error:
+            goal.problems["goal.json"] = error.message
+
+    def _load_plan(self, goal: GoalFiles, plan_id: str) -> PlanFiles:
+        plan = PlanFiles(plan_id, goal.directory / "plans" / plan_id)
+        goal.plans[plan_id] = plan
+        for name in ("request.json", "proposal.json", "candidate.json", "review.json"):
+            self._read_plan_file(plan, name)
+        plan.log.refresh()
+        return plan
+
+    def _read_plan_file(self, plan: PlanFiles, name: str) -> None:
+        path = plan.directory / name
+        plan.problems.pop(name, None)
+        try:
+            body = path.read_bytes()
+        except FileNotFoundError:
+            return
+        try:
+            if name == "request.json":
+                plan.request = parse_record(path, body, PlanRequest)
+            elif name == "proposal.json":
+                plan.proposal = parse_record(path, body, Proposal)
+                plan.proposal_sha256 = hashlib.sha256(body).hexdigest()
+            elif name == "candidate.json":
+                plan.candidate = parse_record(path, body, Proposal)
+            elif name == "review.json":
+                plan.review = parse_record(path, body, ReviewReceipt)
+        except CorruptJournal as error:
+            plan.problems[name] = error.message
+
+    def load_work(self, work_id: str) -> WorkFiles:
+        work = WorkFiles(work_id, self.layout.work(work_id))
+        self.work[work_id] = work
+        self._read_work_intent(work)
+        work.log.refresh()
+        self.version += 1
+        return work
+
+    def _read_work_intent(self, work: WorkFiles) -> None:
+        path = work.directory / "intent.json"
+        work.problems.pop("intent.json", None)
+        try:
+            body = path.read_bytes()
+        except FileNotFoundError:
+            work.intent = None
+            return
+        try:
+            work.intent = parse_record(path, body, WorkIntent)
+            if work.intent.id != work.id:
+                work.problems["intent.json"] = f"{path}: id {work.intent.id!r} does not match its directory"
+        except CorruptJournal as error:
+            work.problems["intent.json"] = error.message
+
+    def load_runs_of(self, work: WorkFiles) -> None:
+        """Read the proof and liveness of every run the work's events name."""
+        finished: set[str] = set()
+        for event in work.events:
+            if event.event == "attempt.finished" and event.status != "parked":
+                finished.add(event.run_id)
+        for event in work.events:
+            if event.event == "attempt.started":
+                self.load_run(event.run_id, probe_live=event.run_id not in finished)
+
+    def load_run(self, run_id: str, probe_live: bool = True) -> RunFiles:
+        run = self.runs.get(run_id) or RunFiles(run_id, self.layout.run(run_id))
+        self.runs[run_id] = run
+        if run.proof is None:
+            path = run.directory / "proof.json"
+            try:
+                body = path.read_bytes()
+                run.proof = parse_record(path, body, Proof)
+                run.proof_sha256 = hashlib.sha256(body).hexdigest()
+                run.problem = None
+            except FileNotFoundError:
+                pass
+            except CorruptJournal as error:
+                run.problem = error.message
+        run.live = probe_live and is_held(run.directory / "lease")
+        self.version += 1
+        return run
+
+    def load_approvals_of(self, work: WorkFiles) -> None:
+        for event in work.events:
+            if event.event == "attempt.finished" and event.approval_id:
+                self.load_approval(event.approval_id)
+
+    def load_approval(self, approval_id: str) -> ApprovalFiles:
+        approval = ApprovalFiles(approval_id, self.layout.approval(approval_id))
+        self.approvals[approval_id] = approval
+        for name, model in (("request.json", ApprovalRequest), ("decision.json", ApprovalDecision)):
+            path = approval.directory / name
+            try:
+                body = path.read_bytes()
+            except FileNotFoundError:
+                continue
+            try:
+                if model is ApprovalRequest:
+                    approval.request = parse_record(path, body, ApprovalRequest)
+                else:
+                    approval.decision = parse_record(path, body, ApprovalDecision)
+            except CorruptJournal as error:
+                approval.problem = error.message
+        self.version += 1
+        return approval
+
+    # ----- incremental refresh
+
+    def refresh_path(self, path: Path) -> bool:
+        """Re-read the one record or log at `path` (anything under `.harnery/`); True if state changed."""
+        try:
+            parts = path.resolve().relative_to(self.layout.base.resolve()).parts
+        except ValueError:
+            return False
+        if not parts or any(is_temp_name(part) for part in parts):
+            return False
+        changed = self._refresh_parts(parts)
+        if changed:
+            self.version += 1
+        return changed
+
+    def _refresh_parts(self, parts: tuple[str, ...]) -> bool:
+        top, rest = parts[0], parts[1:]
+        if not rest or not is_valid_id(rest[0]):
+            return False
+        if top == "supervisors":
+            return self._refresh_goal_part(rest[0], rest[1:])
+        if top == "work":
+            return self._refresh_work_part(rest[0], rest[1:])
+        if top == "runs":
+            if rest[1:] in ((), ("proof.json",), ("lease",)):
+                run = self.runs.get(rest[0])
+                if run is not None:
+                    self.load_run(rest[0])
+                    return True
+            return False
+        if top == "approvals":
+            self.load_approval(rest[0])
+            return True
+        return False
+
+    def _refresh_goal_part(self, goal_id: str, rest: tuple[str, ...]) -> bool:
+        goal = self.goals.get(goal_id)
+        if goal is None or not rest:
+            if (self.layout.goal(goal_id) / "goal.json").exists() or goal is not None:
+                self.load_goal(goal_id)
+                return True
+            return False
+        if rest == ("goal.json",):
+            self._read_goal_intent(goal)
+            return True
+        if rest == ("supervisor.lock",):
+            held = is_held(goal.directory / "supervisor.lock")
+            changed = held != goal.loop_held
+            goal.loop_held = held
+            return changed
+        if rest[0] != "plans" or len(rest) < 2 or not is_valid_id(rest[1]):
+            return False
+        plan = goal.plans.get(rest[1])
+        if plan is None or len(rest) == 2:
+            self._load_plan(goal, rest[1])
+            return True
+        if rest[2] == "events.jsonl":
+            return plan.log.refresh()
+        if rest[2] in ("request.json", "proposal.json", "candidate.json", "review.json"):
+            self._read_plan_file(plan, rest[2])
+            return True
+        return False
+
+    def _refresh_work_part(self, work_id: str, rest: tuple[str, ...]) -> bool:
+        work = self.work.get(work_id)
+        if work is None or not rest:
+            self.load_work(work_id)
+            work = self.work[work_id]
+            self.load_runs_of(work)
+            self.load_approvals_of(work)
+            return True
+        if rest == ("intent.json",):
+            self._read_work_intent(work)
+            return True
+        if rest == ("events.jsonl",):
+            changed = work.log.refresh()
+            if changed:
+                self.load_runs_of(work)
+                self.load_approvals_of(work)
+            return changed
+        return False
+
+    def refresh_liveness(self) -> bool:
+        """Re-probe the leases of runs not known to be finished and of every goal's loop (no file event
+        marks a process's death). True if any changed."""
+        changed = False
+        for work in self.work.values():
+            finished = {
+                e.run_id for e in work.events if e.event == "attempt.finished" and e.status != "parked"
+            }
+            started = {e.run_id for e in work.events if e.event == "attempt.started"}
+            for run_id in started - finished:
+                run = self.runs.get(run_id)
+                if run is None:
+                    continue
+                live = is_held(run.directory / "lease")
+                if live != run.live:
+                    run.live = live
+                    changed = True
+        for goal in self.goals.values():
+            held = is_held(goal.directory / "supervisor.lock")
+            if held != goal.loop_held:
+                goal.loop_held = held
+                changed = True
+        if changed:
+            self.version += 1
+        return changed
+
+
+def _ids_in(directory: Path) -> list[str]:
+    """Entries of `directory` with a legal ID, sorted; temp files and stray names are skipped."""
+    try:
+        names = os.listdir(directory)
+    except FileNotFoundError:
+        return []
+    return sorted(name for name in names if is_valid_id(name) and not is_temp_name(name))
