@@ -84,7 +84,9 @@ def write_immutable(path: Path, body: bytes) -> bool:
     except FileExistsError:
         if path.read_bytes() == body:
             return False
-        raise ImmutableConflict(f"{path} already exists with a different body; immutable records never change")
+        raise ImmutableConflict(
+            f"{path} already exists with a different body; immutable records never change"
+        ) from None
     finally:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temp)

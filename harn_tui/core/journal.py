@@ -120,9 +120,10 @@ class JsonlTail(Generic[E]):
         try:
             parsed = self.adapter.validate_json(b"[" + b",".join(lines) + b"]")
         except ValidationError:
-            parsed = self._parse_line_by_line(lines, first_line)
-            if parsed is None:
+            recovered = self._parse_line_by_line(lines, first_line)
+            if recovered is None:
                 return
+            parsed = recovered
         expected = len(self.events) + 1
         for index, event in enumerate(parsed):
             seq = getattr(event, "seq", None)

@@ -52,8 +52,7 @@ def show_goal(layout: Layout, goal_id: str) -> GoalView:
     if not (layout.goal(goal_id)).is_dir():
         raise NotFound(f"goal {goal_id} does not exist")
     tree = Tree.load_scoped(layout, goal_id)
-    view = project_goal(tree, goal_id)
-    return view
+    return project_goal(tree, goal_id)
 
 
 def require_readable(view: GoalView) -> GoalView:
@@ -158,9 +157,9 @@ def pending(layout: Layout) -> dict[str, Any]:
             rows.append(_row("retry_plan", goal.id, plan_id=goal.attention_plan_id, reason=goal.reason))
     for work_id in sorted(tree.work):
         goal_id = view.owner.get(work_id)
-        goal = view.goal(goal_id) if goal_id else None
-        item = goal.work_item(work_id) if goal else resolver.view(work_id)
-        if item is None or (goal is not None and not item.active):
+        owner = view.goal(goal_id) if goal_id else None
+        item = owner.work_item(work_id) if owner is not None else resolver.view(work_id)
+        if item is None or (owner is not None and not item.active):
             continue
         if item.state == "in_review":
             rows.append(_row("review_work", goal_id, work_id=work_id, reason=item.reason))

@@ -107,14 +107,17 @@ def project_goal(tree: Tree, goal_id: str, resolver: WorkResolver | None = None)
     active_root = applied[-1].root_work_id if applied else intent.root_work_id
     active_ids = resolver.closure(active_root)
     governed = _governed(resolver, intent.root_work_id, applied)
-    views = {work_id: resolver.view(work_id) for work_id in governed}
-    damaged = [(wid, v.problem) for wid, v in views.items() if v is None or v.problem]
-    if damaged:
-        wid, why = damaged[0]
-        return _corrupt_goal(goal, why or f"work {wid} is missing from the tree")
+    views: dict[str, WorkView] = {}
+    for work_id in governed:
+        found = resolver.view(work_id)
+        if found is None:
+            return _corrupt_goal(goal, f"work {work_id} is missing from the tree")
+        if found.problem:
+            return _corrupt_goal(goal, found.problem)
+        views[work_id] = found
     active_set = set(active_ids)
     ordered = [*active_ids, *(w for w in governed if w not in active_set)]
-    work = tuple(replace(views[w], active=w in active_set) for w in ordered if views[w] is not None)  # type: ignore[arg-type]
+    work = tuple(replace(views[w], active=w in active_set) for w in ordered if w in views)
     active = [w for w in work if w.active]
     fingerprint = graph_fingerprint(active_root, generation, active)
     return _decide(goal, intent, plans, applied, active_root, active_ids, governed, work, active, fingerprint)
@@ -154,7 +157,9 @@ def _decide(
     by_id = {w.id: w for w in work}
     root_view = by_id.get(active_root or "")
 
-    def view(state: str, action: str, reason: str, pending: str | None = None, attention: str | None = None) -> GoalView:
+    def view(
+        state: str, action: str, reason: str, pending: str | None = None, attention: str | None = None
+    ) -> GoalView:
         return GoalView(
             id=goal.id, title=intent.title, state=state, next_action=action, reason=reason, intent=intent,
             active_root=active_root, generation=len(applied), attempts_used=sum(w.attempts_used for w in work),
@@ -238,7 +243,9 @@ def _milestones_completed(intent: GoalIntent, applied: list[PlanView], work: tup
     done = {
         p.proposal.milestone.sequence
         for p in applied
-        if p.proposal is not None and p.proposal.milestone is not None and states.get(p.root_work_id or "") == "succeeded"
+        if p.proposal is not None
+        and p.proposal.milestone is not None
+        and states.get(p.root_work_id or "") == "succeeded"
     }
     supplied = 1 if intent.root_work_id and states.get(intent.root_work_id) == "succeeded" else 0
     return len(done) + supplied

@@ -44,7 +44,7 @@ class PlanView:
 
     def operator_reasons(self) -> list[tuple[str, str, str]]:
         """(event, actor, reason) of every event that carries a reason, oldest first."""
-        found = []
+        found: list[tuple[str, str, str]] = []
         for event in self.events:
             reason = getattr(event, "reason", None)
             if reason:
