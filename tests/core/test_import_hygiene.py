@@ -1,0 +1,39 @@
+"""The core never pulls in the UI layer, and the CLI loads Textual only for `harn tui`."""
+
+from __future__ import annotations
+
+import pkgutil
+import subprocess
+import sys
+
+import harn_tui.core
+
+
+def core_modules() -> list[str]:
+    return sorted(
+        info.name for info in pkgutil.walk_packages(harn_tui.core.__path__, prefix="harn_tui.core.")
+    )
+
+
+def loaded_after(code: str) -> set[str]:
+    probe = f"{code}\nimport sys\nprint('\\n'.join(sorted(sys.modules)))"
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    return set(result.stdout.split())
+
+
+def test_every_core_module_imports_without_textual_or_rich() -> None:
+    modules = core_modules()
+    assert "harn_tui.core.projection.goal" in modules
+    loaded = loaded_after("\n".join(f"import {name}" for name in modules))
+    assert not {m for m in loaded if m.split(".")[0] in ("textual", "rich")}
+
+
+def test_cli_help_and_read_verbs_do_not_import_textual() -> None:
+    loaded = loaded_after(
+        "from harn_tui.cli import main\n"
+        "import contextlib, io\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    main(['fault-points', '--json'])\n"
+    )
+    assert "harn_tui.cli.dispatch" in loaded
+    assert "textual" not in loaded and "rich" not in loaded
