@@ -1,0 +1,222 @@
+"""One planner cycle: request, planner (with one retry), host validation, reviewers, the recorded outcome.
+
+The goal lease is held only to decide and create the request and to record the outcome, never while a
+planner or reviewer runs. A failure never leaves a partial graph: nothing but the plan's own files changes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from harn_tui.core.clock import now_iso
+from harn_tui.core.faults import fault_point
+from harn_tui.core.fsio import record_bytes, write_immutable
+from harn_tui.core.journal import JsonlTail
+from harn_tui.core.layout import Layout
+from harn_tui.core.leases import hold_lease
+from harn_tui.core.planning.inputs import applied_work_count, build_planner_input, input_document
+from harn_tui.core.planning.outcome import PlanOutcome, bounded
+from harn_tui.core.planning.requests import ACTION_TRIGGERS, create_plan_request
+from harn_tui.core.planning.reviews import attention_reason, review_candidate
+from harn_tui.core.planning.validation import PlanRules, ValidReply, check_planner_reply
+from harn_tui.core.planning.view import loop_view
+from harn_tui.core.projection import GoalView
+from harn_tui.core.records import (
+    GoalIntent,
+    PlanAttention,
+    PlanFailed,
+    PlannerInput,
+    PlanProposed,
+    PlanRequest,
+    PlanReviewed,
+    Proposal,
+    ReviewReceipt,
+)
+from harn_tui.core.records.events import PLAN_EVENTS_ADAPTER
+from harn_tui.core.specialists import FailureKind, SpecialistCall, SpecialistFailure, call_specialist
+from harn_tui.core.writer import SUPERVISOR_ACTOR, append_event
+
+PLAN_ACTIONS = frozenset(ACTION_TRIGGERS)
+
+
+@dataclass(frozen=True)
+class PlannerFailed:
+    kind: FailureKind
+    reason: str
+
+
+@dataclass(frozen=True)
+class PlanContext:
+    """One plan request in flight: where it lives and what it is checked against."""
+
+    layout: Layout
+    intent: GoalIntent
+    request: PlanRequest
+    planner_input: PlannerInput
+    rules: PlanRules
+
+    @property
+    def directory(self) -> Path:
+        return self.layout.plan(self.request.goal_id, self.request.id)
+
+    @property
+    def env(self) -> dict[str, str]:
+        return {
+            "HARN_GOAL_ID": self.request.goal_id,
+            "HARN_PLAN_ID": self.request.id,
+            "HARN_ROOT": str(self.layout.root),
+        }
+
+    def outcome(self, status: str, **fields: Any) -> PlanOutcome:
+        return PlanOutcome(self.request.id, self.request.sequence, self.request.trigger, status, **fields)
+
+
+def run_plan_cycle(layout: Layout, goal_id: str) -> PlanOutcome | None:
+    """Run one plan request if the goal (re-read under its lease) is planner-eligible; None if it is not."""
+    context = _open_request(layout, goal_id)
+    if context is None:
+        return None
+    fault_point("tick.plan_request")
+    answer = ask_planner(context)
+    fault_point("tick.planner_called")
+    if isinstance(answer, PlannerFailed):
+        outcome = _record_failure(context, answer)
+    elif answer.reply.decision == "attention":
+        outcome = _record_attention_decision(context, _proposal(context, answer))
+    elif context.intent.replanning and context.intent.replanning.reviewers:
+        outcome = _review_and_record(context, _proposal(context, answer))
+    else:
+        outcome = _record_proposal(context, _proposal(context, answer), receipt=None)
+    fault_point("tick.plan_recorded")
+    return outcome
+
+
+def _open_request(layout: Layout, goal_id: str) -> PlanContext | None:
+    goal_dir = layout.goal(goal_id)
+    with hold_lease(goal_dir / "lease", f"goal {goal_id}"):
+        tree, view = loop_view(layout, goal_id)
+        intent = view.intent
+        if view.next_action not in PLAN_ACTIONS or intent is None or intent.replanning is None:
+            return None
+        request = create_plan_request(goal_dir, view, ACTION_TRIGGERS[view.next_action])
+        planner_input = build_planner_input(tree, view, intent, request)
+        directory = layout.plan(goal_id, request.id)
+        write_immutable(directory / "planner-input.json", record_bytes(input_document(planner_input)))
+    return PlanContext(layout, intent, request, planner_input, plan_rules(view, intent, request))
+
+
+def plan_rules(view: GoalView, intent: GoalIntent, request: PlanRequest) -> PlanRules:
+    replanning = intent.replanning
+    assert replanning is not None
+    return PlanRules(
+        trigger=request.trigger,
+        is_mission=intent.mission is not None,
+        catalog=replanning.templates,
+        active_ids=frozenset(view.active_ids),
+        max_items_per_plan=replanning.max_work_items_per_plan,
+        items_remaining=max(0, replanning.max_total_work_items - applied_work_count(view)),
+        milestones_completed=view.milestones_completed,
+        max_milestones=intent.mission.max_milestones if intent.mission is not None else None,
+    )
+
+
+def ask_planner(context: PlanContext) -> ValidReply | PlannerFailed:
+    """Call the frozen planner; every problem gets exactly one more try with `problems` and `previous_reply`."""
+    current = context.planner_input
+    for call_index in (1, 2):
+        replanning = context.intent.replanning
+        assert replanning is not None
+        call = SpecialistCall(
+            role="planner",
+            member_id=replanning.planner,
+            profile=context.intent.team[replanning.planner],
+            request=input_document(current),
+            sequence=context.request.sequence,
+            call_index=call_index,
+            context=context.env,
+        )
+        try:
+            text = call_specialist(call)
+        except SpecialistFailure as failure:
+            return PlannerFailed(failure.kind, failure.message)
+        checked = check_planner_reply(text, context.rules)
+        if checked.valid is not None:
+            return checked.valid
+        listed = "; ".join(f"{p.path}: {p.message}" for p in checked.problems)
+        if call_index == 2:
+            return PlannerFailed("invalid", f"the planner's reply was invalid twice: {listed}")
+        current = context.planner_input.model_copy(
+            update={"problems": list(checked.problems), "previous_reply": checked.previous}
+        )
+        write_immutable(context.directory / "planner-retry.json", record_bytes(input_document(current)))
+    raise AssertionError("unreachable: the loop returns on the second call")
+
+
+def _proposal(context: PlanContext, answer: ValidReply) -> Proposal:
+    reply = answer.reply
+    return Proposal(
+        plan_id=context.request.id,
+        decision=reply.decision,
+        rationale=reply.rationale,
+        root=answer.root,
+        work=list(reply.work),
+        milestone=reply.milestone,
+        proposed_at=now_iso(),
+    )
+
+
+def _log(context: PlanContext) -> JsonlTail[Any]:
+    return JsonlTail(context.directory / "events.jsonl", PLAN_EVENTS_ADAPTER)
+
+
+def _goal_lease(context: PlanContext) -> AbstractContextManager[None]:
+    goal_id = context.request.goal_id
+    return hold_lease(context.layout.goal(goal_id) / "lease", f"goal {goal_id}")
+
+
+def _record_failure(context: PlanContext, failure: PlannerFailed) -> PlanOutcome:
+    reason = bounded(failure.reason)
+    with _goal_lease(context):
+        append_event(_log(context), PlanFailed, SUPERVISOR_ACTOR, reason=reason, **{"class": failure.kind})
+    return context.outcome("failed", reason=reason, failure_class=failure.kind)
+
+
+def _record_attention_decision(context: PlanContext, proposal: Proposal) -> PlanOutcome:
+    reason = bounded(proposal.rationale)
+    with _goal_lease(context):
+        write_immutable(context.directory / "proposal.json", record_bytes(proposal))
+        log = _log(context)
+        append_event(log, PlanProposed, SUPERVISOR_ACTOR)
+        append_event(log, PlanAttention, SUPERVISOR_ACTOR, reason=reason)
+    return context.outcome("attention", decision="attention", reason=reason)
+
+
+def _review_and_record(context: PlanContext, candidate: Proposal) -> PlanOutcome:
+    body = record_bytes(candidate)
+    write_immutable(context.directory / "candidate.json", body)
+    digest = hashlib.sha256(body).hexdigest()
+    receipt = review_candidate(context.intent, context.planner_input, candidate, digest, context.env)
+    fault_point("tick.reviewers_called")
+    if receipt.outcome == "approved":
+        return _record_proposal(context, candidate, receipt)
+    reason = attention_reason(receipt)
+    with _goal_lease(context):
+        write_immutable(context.directory / "review.json", record_bytes(receipt))
+        append_event(_log(context), PlanAttention, SUPERVISOR_ACTOR, reason=reason)
+    return context.outcome("attention", decision=candidate.decision, reason=reason)
+
+
+def _record_proposal(context: PlanContext, proposal: Proposal, receipt: ReviewReceipt | None) -> PlanOutcome:
+    """With a receipt: review.json, plan.reviewed, then proposal.json (the candidate's bytes), plan.proposed."""
+    with _goal_lease(context):
+        log = _log(context)
+        if receipt is not None:
+            write_immutable(context.directory / "review.json", record_bytes(receipt))
+            append_event(log, PlanReviewed, SUPERVISOR_ACTOR, candidate_sha256=receipt.candidate_sha256)
+        write_immutable(context.directory / "proposal.json", record_bytes(proposal))
+        append_event(log, PlanProposed, SUPERVISOR_ACTOR)
+    return context.outcome("proposed", decision=proposal.decision)
