@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from harn_tui.core.layout import Layout
 from harn_tui.core.projection import GoalView, project_goal
 from harn_tui.core.tree import Tree
@@ -135,19 +137,37 @@ def test_fingerprint_is_stable_and_changes_with_the_active_graph(layout: Layout)
     assert project(layout, "g").graph_fingerprint != first
 
 
-def test_a_corrupt_goal_is_reported_and_its_neighbour_is_unaffected(layout: Layout, harn: Harn, root: Path) -> None:
+DAMAGE = {
+    "malformed JSON": (b'{"schema_version": 1, "seq": 2,,}\n', "malformed JSON"),
+    "unknown schema version": (
+        b'{"schema_version": 7, "seq": 2, "ts": "2026-11-30T12:00:00.000Z", "event": "work.cancelled",'
+        b' "actor": "a"}\n', "unknown schema version 7"),
+    "seq gap": (
+        b'{"schema_version": 1, "seq": 5, "ts": "2026-11-30T12:00:00.000Z", "event": "work.cancelled",'
+        b' "actor": "a", "reason": null}\n', "seq 5"),
+    "unknown event": (
+        b'{"schema_version": 1, "seq": 2, "ts": "2026-11-30T12:00:00.000Z", "event": "work.teleported",'
+        b' "actor": "a"}\n', "unknown event 'work.teleported'"),
+}
+
+
+@pytest.mark.parametrize("damage", sorted(DAMAGE))
+def test_a_corrupt_goal_is_reported_and_its_neighbour_is_unaffected(
+    layout: Layout, harn: Harn, root: Path, damage: str
+) -> None:
+    line, expected = DAMAGE[damage]
     b.work(layout, "ok-root")
     b.work(layout, "bad-root")
     b.goal(layout, "sound", root="ok-root")
     b.goal(layout, "broken", root="bad-root")
     with (layout.work("bad-root") / "events.jsonl").open("ab") as handle:
-        handle.write(b'{"schema_version": 1, "seq": 2, "event": "work.teleported"}\n')
+        handle.write(line)
     listing = harn.json("supervisor", "list")
     states = {g["id"]: g["state"] for g in listing["goals"]}
     assert states == {"sound": "ready", "broken": "corrupt"}
     assert any("bad-root" in p["path"] or "bad-root" in p["problem"] for p in listing["problems"])
     error = harn.json("supervisor", "show", "broken", expect=5)["error"]
-    assert error["code"] == "corrupt" and "line 2" in error["message"]
+    assert error["code"] == "corrupt" and "line 2" in error["message"] and expected in error["message"]
     assert harn.json("supervisor", "show", "sound")["state"] == "ready"
     assert harn("verify").returncode == 5
 
