@@ -38,6 +38,7 @@ from harn_tui.core.records import (
 )
 from harn_tui.core.records.events import PLAN_EVENTS_ADAPTER
 from harn_tui.core.specialists import FailureKind, SpecialistCall, SpecialistFailure, call_specialist
+from harn_tui.core.transitions.lost import repair_lost_attempts
 from harn_tui.core.writer import SUPERVISOR_ACTOR, append_event
 
 PLAN_ACTIONS = frozenset(ACTION_TRIGGERS)
@@ -76,7 +77,10 @@ class PlanContext:
 
 
 def run_plan_cycle(layout: Layout, goal_id: str) -> PlanOutcome | None:
-    """Run one plan request if the goal (re-read under its lease) is planner-eligible; None if it is not."""
+    """Run one plan request if the goal (re-read under its lease) is planner-eligible; None if it is not.
+
+    Lost attempts are recorded first (this is a write under the lease), so the request's graph fingerprint is
+    the one the goal keeps afterwards."""
     context = _open_request(layout, goal_id)
     if context is None:
         return None
@@ -99,6 +103,10 @@ def _open_request(layout: Layout, goal_id: str) -> PlanContext | None:
     goal_dir = layout.goal(goal_id)
     with hold_lease(goal_dir / "lease", f"goal {goal_id}"):
         tree, view = loop_view(layout, goal_id)
+        if view.next_action not in PLAN_ACTIONS:
+            return None
+        if repair_lost_attempts(tree, view.governed_work_ids):
+            tree, view = loop_view(layout, goal_id)
         intent = view.intent
         if view.next_action not in PLAN_ACTIONS or intent is None or intent.replanning is None:
             return None
