@@ -1,0 +1,72 @@
+"""Running one template process: no shell, its own session, stdout/stderr streamed, the whole group killed on
+timeout (or when the template exits leaving children behind)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from harn_tui.core.transcript import TranscriptWriter, pump
+
+PUMP_GRACE_S = 5.0
+
+
+@dataclass(frozen=True)
+class ProcessExit:
+    """How the template ended: its exit code (negative: killed by that signal), a timeout, or a failed start."""
+
+    returncode: int | None
+    timed_out: bool = False
+    start_error: str | None = None
+
+
+def _kill_group(pid: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)
+
+
+def run_template(
+    path: str,
+    *,
+    cwd: Path,
+    env: Mapping[str, str],
+    timeout_s: float,
+    transcript: TranscriptWriter,
+    on_start: Callable[[], None] = lambda: None,
+) -> ProcessExit:
+    """Run `[path]` with an empty stdin in `cwd`, stream its output into `transcript`, wait at most `timeout_s`."""
+    try:
+        process = subprocess.Popen(
+            [path], cwd=cwd, env=dict(env), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, start_new_session=True, close_fds=True,
+        )
+    except OSError as error:
+        return ProcessExit(None, start_error=f"the template could not start: {error.strerror or error}")
+    assert process.stdout is not None and process.stderr is not None
+    pumps = [
+        threading.Thread(target=pump, args=(process.stdout, "stdout", transcript), daemon=True),
+        threading.Thread(target=pump, args=(process.stderr, "stderr", transcript), daemon=True),
+    ]
+    for thread in pumps:
+        thread.start()
+    timed_out = False
+    try:
+        on_start()
+        process.wait(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+    finally:
+        _kill_group(process.pid)
+        process.wait()
+    for thread in pumps:
+        thread.join(PUMP_GRACE_S)
+    if not any(thread.is_alive() for thread in pumps):
+        process.stdout.close()
+        process.stderr.close()
+    return ProcessExit(process.returncode, timed_out=timed_out)

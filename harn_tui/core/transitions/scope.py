@@ -1,0 +1,230 @@
+"""Where a transition acts: the lease that governs its address and the durable state re-read under it.
+
+Work that a goal governs is guarded by the goal lease (`supervisors/<goal>/lease`); standalone work by its
+own `work/<id>/lease`. Existence is checked before a lease is taken, so a missing address creates nothing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from harn_tui.core.errors import CorruptJournal, NotFound
+from harn_tui.core.ids import check_id, is_valid_id
+from harn_tui.core.layout import Layout
+from harn_tui.core.leases import hold_lease
+from harn_tui.core.projection import GoalView, WorkResolver, WorkView, project_goal
+from harn_tui.core.records import AttemptFinished
+from harn_tui.core.transitions.lost import repair_lost_attempts
+from harn_tui.core.tree import GoalFiles, PlanFiles, Tree, WorkFiles
+
+OWNER_RETRIES = 3
+
+
+def _read_json(path: Path) -> object:
+    try:
+        return json.loads(path.read_bytes())
+    except (OSError, ValueError):
+        return None
+
+
+def owning_goal(layout: Layout, work_id: str) -> str | None:
+    """The goal that governs `work_id`: the goal its plan provenance names, else the first goal (by id) whose
+    original root closure holds it; None for standalone work. Reads intents only, no projection."""
+    intent = _read_json(layout.work(work_id) / "intent.json")
+    if isinstance(intent, dict):
+        source = intent.get("source")
+        if isinstance(source, dict) and source.get("kind") == "plan":
+            goal_id = str(source.get("ref") or "").split("/", 1)[0]
+            if is_valid_id(goal_id) and (layout.goal(goal_id) / "goal.json").is_file():
+                return goal_id
+    closures: dict[str, set[str]] = {}
+    for goal_id in _goal_ids(layout):
+        goal = _read_json(layout.goal(goal_id) / "goal.json")
+        root = goal.get("root_work_id") if isinstance(goal, dict) else None
+        if isinstance(root, str) and work_id in _closure(layout, root, closures):
+            return goal_id
+    return None
+
+
+def _goal_ids(layout: Layout) -> list[str]:
+    try:
+        return sorted(p.name for p in layout.supervisors.iterdir() if is_valid_id(p.name) and p.is_dir())
+    except FileNotFoundError:
+        return []
+
+
+def _closure(layout: Layout, root: str, cache: dict[str, set[str]]) -> set[str]:
+    if root in cache:
+        return cache[root]
+    seen: set[str] = set()
+    stack = [root]
+    while stack:
+        current = stack.pop()
+        if current in seen or not is_valid_id(current):
+            continue
+        seen.add(current)
+        intent = _read_json(layout.work(current) / "intent.json")
+        dependencies = intent.get("dependencies") if isinstance(intent, dict) else None
+        if isinstance(dependencies, list):
+            stack.extend(str(d) for d in dependencies)
+    cache[root] = seen
+    return seen
+
+
+def require_goal(layout: Layout, goal_id: str) -> None:
+    check_id(goal_id, "goal id")
+    if not layout.goal(goal_id).is_dir():
+        raise NotFound(f"goal {goal_id} does not exist")
+
+
+def require_work(layout: Layout, work_id: str) -> None:
+    check_id(work_id, "work id")
+    if not layout.work(work_id).is_dir():
+        raise NotFound(f"work {work_id} does not exist")
+
+
+def readable_goal(tree: Tree, goal_id: str) -> GoalView:
+    """The goal's projection, or CorruptJournal (5) when its records are unreadable."""
+    view = project_goal(tree, goal_id)
+    if view.state == "corrupt":
+        raise CorruptJournal(f"goal {goal_id} is corrupt: {view.reason}")
+    return view
+
+
+@dataclass
+class GoalScope:
+    """One goal re-read under its lease."""
+
+    layout: Layout
+    tree: Tree
+    goal: GoalView
+
+    @property
+    def files(self) -> GoalFiles:
+        return self.tree.goals[self.goal.id]
+
+    def plan_files(self, plan_id: str) -> PlanFiles:
+        return self.files.plans[plan_id]
+
+    def repair_lost(self) -> list[AttemptFinished]:
+        """Record every lost attempt of the goal's governed work; call only right before appending."""
+        return repair_lost_attempts(self.tree, self.goal.governed_work_ids)
+
+    def reproject(self) -> GoalView:
+        self.goal = readable_goal(self.tree, self.goal.id)
+        return self.goal
+
+
+@contextlib.contextmanager
+def goal_scope(layout: Layout, goal_id: str) -> Iterator[GoalScope]:
+    """Hold the goal lease and yield the goal freshly loaded and projected (NotFound 4, CorruptJournal 5)."""
+    require_goal(layout, goal_id)
+    with hold_lease(layout.goal(goal_id) / "lease", f"goal {goal_id}"):
+        tree = Tree.load_scoped(layout, goal_id)
+        yield GoalScope(layout, tree, readable_goal(tree, goal_id))
+
+
+@dataclass
+class WorkScope:
+    """One work item re-read under the lease that governs it, projected in its goal's context if it has one."""
+
+    layout: Layout
+    tree: Tree
+    work_id: str
+    goal: GoalView | None
+    view: WorkView
+
+    @property
+    def goal_id(self) -> str | None:
+        return self.goal.id if self.goal is not None else None
+
+    @property
+    def files(self) -> WorkFiles:
+        return self.tree.work[self.work_id]
+
+    def repair_lost(self) -> list[AttemptFinished]:
+        """Record every lost attempt under this lease; call only right before appending."""
+        return repair_lost_attempts(self.tree, governed_by_lease(self.tree, self.work_id, self.goal_id))
+
+    def reproject(self) -> WorkView:
+        """Project again after appends (runs named by new events are re-read)."""
+        for work in self.tree.work.values():
+            self.tree.load_runs_of(work)
+            self.tree.load_approvals_of(work)
+        if self.goal is not None:
+            self.goal = readable_goal(self.tree, self.goal.id)
+        self.view = _work_view(self.tree, self.work_id, self.goal)
+        return self.view
+
+
+def governed_by_lease(tree: Tree, work_id: str, goal_id: str | None) -> list[str]:
+    """The work whose lost attempts the holder of this lease may record: the goal's loaded work, else the item."""
+    return list(tree.work) if goal_id is not None else [work_id]
+
+
+def load_standalone(layout: Layout, work_id: str) -> Tree:
+    """A tree holding one work item, its transitive dependencies, their runs and approvals."""
+    tree = Tree(layout)
+    pending = [work_id]
+    while pending:
+        current = pending.pop()
+        if current in tree.work or not is_valid_id(current):
+            continue
+        work = tree.load_work(current)
+        if work.intent is not None:
+            pending.extend(work.intent.dependencies)
+    for work in list(tree.work.values()):
+        tree.load_runs_of(work)
+        tree.load_approvals_of(work)
+    return tree
+
+
+def _work_view(tree: Tree, work_id: str, goal: GoalView | None) -> WorkView:
+    item = goal.work_item(work_id) if goal is not None else None
+    if item is not None:
+        return item
+    view = WorkResolver(tree).view(work_id)
+    if view is None or view.problem is not None:
+        why = view.problem if view is not None else "unreadable"
+        raise CorruptJournal(f"work {work_id} is corrupt: {why}")
+    return view
+
+
+@contextlib.contextmanager
+def work_lease(layout: Layout, work_id: str, goal_id: str | None = None) -> Iterator[tuple[Tree, str | None]]:
+    """Hold the lease governing `work_id` (its goal's, else its own) and yield the tree re-read under it with
+    the owning goal's id; no projection, so a writer can still record what it must on a damaged goal.
+
+    `goal_id` names the goal explicitly (the supervisor knows it); otherwise the owner is looked up, and looked
+    up again under the lease in case a goal adopted the work in between.
+    """
+    require_work(layout, work_id)
+    if goal_id is not None:
+        require_goal(layout, goal_id)
+    for _ in range(OWNER_RETRIES):
+        owner = goal_id or owning_goal(layout, work_id)
+        lease = layout.goal(owner) / "lease" if owner else layout.work(work_id) / "lease"
+        what = f"goal {owner}" if owner else f"work {work_id}"
+        with hold_lease(lease, what):
+            if goal_id is None and owning_goal(layout, work_id) != owner:
+                continue
+            tree = Tree.load_scoped(layout, owner) if owner is not None else load_standalone(layout, work_id)
+            if work_id not in tree.work:
+                tree.load_work(work_id)
+                tree.load_runs_of(tree.work[work_id])
+                tree.load_approvals_of(tree.work[work_id])
+            yield tree, owner
+            return
+    raise CorruptJournal(f"work {work_id}: its owning goal kept changing while the lease was taken")
+
+
+@contextlib.contextmanager
+def work_scope(layout: Layout, work_id: str, goal_id: str | None = None) -> Iterator[WorkScope]:
+    """Hold the lease governing `work_id` and yield it projected (NotFound 4, CorruptJournal 5)."""
+    with work_lease(layout, work_id, goal_id) as (tree, owner):
+        goal = readable_goal(tree, owner) if owner is not None else None
+        yield WorkScope(layout, tree, work_id, goal, _work_view(tree, work_id, goal))
