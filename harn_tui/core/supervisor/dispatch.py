@@ -1,0 +1,110 @@
+"""The scheduling half of a tick: accept passing work, resume approved parks, start ready items concurrently.
+
+Every `attempt.started` / `attempt.resumed` is recorded (one goal-lease hold each) before any template runs;
+the templates then run in worker threads, at most `max_parallel_work` at once, and the tick waits for all.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from harn_tui.core.errors import HarnError, Refused
+from harn_tui.core.faults import fault_point
+from harn_tui.core.layout import Layout
+from harn_tui.core.planning import loop_view
+from harn_tui.core.projection import GoalView, WorkView
+from harn_tui.core.runner import AttemptResult, PreparedAttempt, begin_attempt, begin_resume
+from harn_tui.core.supervisor.report import TickReport
+from harn_tui.core.transitions import accept_work
+from harn_tui.core.writer import SUPERVISOR_ACTOR
+
+
+def dispatch_cycle(layout: Layout, goal_id: str, view: GoalView, report: TickReport) -> None:
+    intent = view.intent
+    assert intent is not None
+    if intent.automation.accept_passing_proof and accept_passing(layout, view, report):
+        fault_point("tick.accept")
+        _, view = loop_view(layout, goal_id)
+    jobs = prepare_jobs(layout, goal_id, view, report)
+    report.dispatches += len(jobs)
+    for outcome in run_jobs(jobs):
+        report.outcomes.append(outcome)
+
+
+def _active(view: GoalView) -> list[WorkView]:
+    return [w for w in view.work if w.active]
+
+
+def accept_passing(layout: Layout, view: GoalView, report: TickReport) -> bool:
+    """Accept every active item in review with no open findings, through the operator's transition."""
+    accepted = False
+    for item in _active(view):
+        if item.state != "in_review" or item.open_findings:
+            continue
+        try:
+            outcome = accept_work(layout, item.id, actor=SUPERVISOR_ACTOR)
+        except Refused as refusal:
+            report.outcomes.append({"kind": "accept", "work_id": item.id, "status": "refused",
+                                    "reason": refusal.message})
+            continue
+        report.acceptances += 1
+        accepted = True
+        report.outcomes.append({"kind": "accept", "work_id": item.id, "status": outcome.outcome,
+                                "run_id": getattr(outcome.event, "run_id", None)})
+    return accepted
+
+
+def prepare_jobs(layout: Layout, goal_id: str, view: GoalView, report: TickReport) -> list[PreparedAttempt]:
+    """Record the resumes and starts this tick will run: resumes first, then ready items (and retryable ones
+    with `retry_blocked`), at most `max_parallel_work` in all, new attempts at most `attempts_remaining`."""
+    intent = view.intent
+    assert intent is not None
+    slots = intent.limits.max_parallel_work
+    jobs: list[PreparedAttempt] = []
+    active = _active(view)
+    if intent.automation.resume_approved:
+        for item in active:
+            if len(jobs) < slots and (item.state, item.next_action) == ("awaiting_approval", "resume"):
+                _begin(jobs, report, item, lambda w=item.id: begin_resume(
+                    layout, w, actor=SUPERVISOR_ACTOR, goal_id=goal_id))
+    starts = [w for w in active if w.state == "ready"]
+    if intent.automation.retry_blocked:
+        starts += [w for w in active if (w.state, w.next_action) == ("blocked", "retry")]
+    budget = view.attempts_remaining
+    for item in starts:
+        if len(jobs) >= slots or budget <= 0:
+            break
+        retry = item.state == "blocked"
+        if _begin(jobs, report, item, lambda w=item.id, r=retry: begin_attempt(
+                layout, w, actor=SUPERVISOR_ACTOR, retry=r, goal_id=goal_id)):
+            budget -= 1
+    return jobs
+
+
+def _begin(jobs: list[PreparedAttempt], report: TickReport, item: WorkView, begin: Any) -> bool:
+    try:
+        jobs.append(begin())
+    except Refused as refusal:
+        report.outcomes.append({"kind": "attempt", "work_id": item.id, "status": "refused",
+                                "reason": refusal.message})
+        return False
+    return True
+
+
+def run_jobs(jobs: list[PreparedAttempt]) -> list[dict[str, Any]]:
+    """Run the prepared attempts concurrently and wait for every one to finish or park."""
+    if not jobs:
+        return []
+    with ThreadPoolExecutor(max_workers=len(jobs), thread_name_prefix="harn-attempt") as pool:
+        futures = [(job, pool.submit(job.run, None, "tick")) for job in jobs]
+        return [_outcome(job, future.result) for job, future in futures]
+
+
+def _outcome(job: PreparedAttempt, result: Any) -> dict[str, Any]:
+    try:
+        finished: AttemptResult = result()
+    except HarnError as error:
+        return {"kind": "attempt", "work_id": job.work_id, "run_id": job.run_id, "status": "error",
+                "reason": error.message}
+    return {"kind": "attempt", **finished.to_json()}

@@ -1,0 +1,67 @@
+"""What a tick or a run reports: why it stopped, what it did, and the goal document afterwards."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from harn_tui.core.projection import GoalView
+
+STATE_STOP_REASONS = {
+    "succeeded": "succeeded",
+    "awaiting_attention": "needs_human",
+    "blocked": "blocked",
+    "budget_exhausted": "budget_exhausted",
+    "corrupt": "corrupt",
+    "running": "running",
+    "ready": "ready",
+}
+TERMINAL_STOP_REASONS = frozenset({"succeeded", "needs_human", "blocked", "budget_exhausted", "corrupt"})
+
+
+def stop_reason_for(view: GoalView) -> str:
+    """The stop reason a goal's state gives: `ready` means another tick has something to do."""
+    return STATE_STOP_REASONS.get(view.state, view.state)
+
+
+@dataclass
+class TickReport:
+    """`cycles` counts ticks that acted; `dispatches` attempts started or resumed; `replans` plan requests.
+
+    `stop_reason`: succeeded, needs_human, blocked, budget_exhausted, corrupt, running (a run of another
+    process is live), ready (a tick acted and more is due), busy (another supervisor holds the goal's
+    `supervisor.lock`), and for a run also max_cycles, max_runtime, no_change (a tick changed nothing) and
+    stopped (serve was asked to stop).
+    """
+
+    stop_reason: str
+    cycles: int = 0
+    dispatches: int = 0
+    acceptances: int = 0
+    replans: int = 0
+    outcomes: list[dict[str, Any]] = field(default_factory=list)
+    goal: GoalView | None = None
+
+    @property
+    def acted(self) -> bool:
+        return bool(self.dispatches or self.acceptances or self.replans)
+
+    def absorb(self, other: TickReport) -> None:
+        """Add one tick's counts and outcomes to this run's."""
+        self.cycles += other.cycles
+        self.dispatches += other.dispatches
+        self.acceptances += other.acceptances
+        self.replans += other.replans
+        self.outcomes.extend(other.outcomes)
+        self.stop_reason = other.stop_reason
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "stop_reason": self.stop_reason,
+            "cycles": self.cycles,
+            "dispatches": self.dispatches,
+            "acceptances": self.acceptances,
+            "replans": self.replans,
+            "outcomes": list(self.outcomes),
+            "goal": self.goal.to_json() if self.goal is not None else None,
+        }

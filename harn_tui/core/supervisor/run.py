@@ -1,0 +1,68 @@
+"""`run`: ticks under one hold of `supervisor.lock` until the goal stops needing the loop or a bound is hit."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from harn_tui.core.layout import Layout
+from harn_tui.core.planning import loop_view
+from harn_tui.core.queries import show_goal
+from harn_tui.core.supervisor.report import TERMINAL_STOP_REASONS, TickReport
+from harn_tui.core.supervisor.tick import hold_loop, require_goal, tick_locked
+
+
+def run_goal(layout: Layout, goal_id: str) -> TickReport:
+    """Tick until succeeded / needs a human / blocked / budget exhausted / a tick changed nothing, or the
+    goal's `max_cycles` / `max_runtime_s` for this run is reached."""
+    return run_bounded(layout, goal_id)
+
+
+def run_bounded(
+    layout: Layout,
+    goal_id: str,
+    *,
+    max_cycles: int | None = None,
+    deadline: float | None = None,
+    stop: threading.Event | None = None,
+) -> TickReport:
+    """`run` with explicit bounds (serve passes what is left of its own); `deadline` is a monotonic time."""
+    require_goal(layout, goal_id)
+    lock = hold_loop(layout, goal_id)
+    if lock is None:
+        report = TickReport("busy")
+    else:
+        try:
+            report = _ticks(layout, goal_id, max_cycles, deadline, stop)
+        finally:
+            lock.release()
+    report.goal = show_goal(layout, goal_id)
+    return report
+
+
+def _ticks(
+    layout: Layout, goal_id: str, max_cycles: int | None, deadline: float | None, stop: threading.Event | None
+) -> TickReport:
+    _, view = loop_view(layout, goal_id)
+    if view.intent is not None:
+        limits = view.intent.limits
+        max_cycles = limits.max_cycles if max_cycles is None else max_cycles
+        deadline = time.monotonic() + limits.max_runtime_s if deadline is None else deadline
+    total = TickReport("no_change")
+    while True:
+        if stop is not None and stop.is_set():
+            total.stop_reason = "stopped"
+            return total
+        if max_cycles is not None and total.cycles >= max_cycles:
+            total.stop_reason = "max_cycles"
+            return total
+        if deadline is not None and time.monotonic() >= deadline:
+            total.stop_reason = "max_runtime"
+            return total
+        report = tick_locked(layout, goal_id)
+        total.absorb(report)
+        if report.stop_reason in TERMINAL_STOP_REASONS:
+            return total
+        if not report.acted:
+            total.stop_reason = "running" if report.stop_reason == "running" else "no_change"
+            return total

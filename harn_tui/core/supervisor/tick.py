@@ -1,0 +1,81 @@
+"""One supervisor cycle for one goal, under its `supervisor.lock` (SPEC section 7, Tick)."""
+
+from __future__ import annotations
+
+from harn_tui.core.errors import NotFound, Refused
+from harn_tui.core.faults import fault_point
+from harn_tui.core.ids import check_id
+from harn_tui.core.layout import Layout
+from harn_tui.core.leases import HeldLease, try_hold
+from harn_tui.core.planning import PLAN_ACTIONS, PlanOutcome, loop_view, run_plan_cycle
+from harn_tui.core.queries import show_goal
+from harn_tui.core.supervisor.dispatch import dispatch_cycle
+from harn_tui.core.supervisor.report import TickReport, stop_reason_for
+from harn_tui.core.transitions import approve_plan
+from harn_tui.core.writer import SUPERVISOR_ACTOR
+
+
+def require_goal(layout: Layout, goal_id: str) -> None:
+    check_id(goal_id, "goal id")
+    if not (layout.goal(goal_id) / "goal.json").is_file():
+        raise NotFound(f"goal {goal_id} does not exist")
+
+
+def hold_loop(layout: Layout, goal_id: str) -> HeldLease | None:
+    """The goal's `supervisor.lock` if no other supervisor holds it (a second supervisor skips)."""
+    return try_hold(layout.goal(goal_id) / "supervisor.lock", f"supervisor loop of goal {goal_id}")
+
+
+def tick_goal(layout: Layout, goal_id: str) -> TickReport:
+    """One tick; the report carries the goal document read after the lock is released."""
+    require_goal(layout, goal_id)
+    lock = hold_loop(layout, goal_id)
+    if lock is None:
+        report = TickReport("busy")
+    else:
+        try:
+            report = tick_locked(layout, goal_id)
+        finally:
+            lock.release()
+    report.goal = show_goal(layout, goal_id)
+    return report
+
+
+def tick_locked(layout: Layout, goal_id: str) -> TickReport:
+    """The cycle itself; the caller holds `supervisor.lock`. A goal with nothing to do is not written to."""
+    fault_point("tick.start")
+    _, view = loop_view(layout, goal_id)
+    report = TickReport(stop_reason_for(view))
+    if view.next_action in PLAN_ACTIONS:
+        plan_step(layout, goal_id, report)
+    elif view.next_action == "run":
+        dispatch_cycle(layout, goal_id, view, report)
+    if report.acted:
+        report.cycles = 1
+        _, after = loop_view(layout, goal_id)
+        report.stop_reason = stop_reason_for(after)
+    fault_point("tick.end")
+    return report
+
+
+def plan_step(layout: Layout, goal_id: str, report: TickReport) -> None:
+    """One plan request; under `auto_apply` a proposal is applied through the operator's transition."""
+    outcome = run_plan_cycle(layout, goal_id)
+    if outcome is None:
+        return
+    report.replans += 1
+    if outcome.status == "proposed" and outcome.decision in ("apply", "complete"):
+        outcome = auto_apply(layout, goal_id, outcome)
+    report.outcomes.append(outcome.to_json())
+
+
+def auto_apply(layout: Layout, goal_id: str, outcome: PlanOutcome) -> PlanOutcome:
+    _, view = loop_view(layout, goal_id)
+    replanning = view.intent.replanning if view.intent is not None else None
+    if replanning is None or not replanning.auto_apply:
+        return outcome
+    try:
+        approve_plan(layout, goal_id, outcome.plan_id, actor=SUPERVISOR_ACTOR)
+    except Refused as refusal:
+        return outcome.with_status("proposed", f"auto_apply refused: {refusal.message}")
+    return outcome.with_status("completed" if outcome.decision == "complete" else "applied")
