@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -50,10 +51,17 @@ class GoalKit:
     layout: Layout
     directory: Path
     team: dict[str, Any] = field(default_factory=dict)
-    templates: dict[str, dict[str, Any]] = field(default_factory=lambda: {
-        "implement": {"path": str(EXAMPLES / "templates" / "implement.py"), "root": True, "max_attempts": 3},
-        "investigate": {"path": str(EXAMPLES / "templates" / "investigate.py"), "root": False, "max_attempts": 2},
-    })
+    templates: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        """The catalog uses private copies of the example templates (a test may edit them)."""
+        if not self.templates:
+            copies = self.directory / "templates"
+            shutil.copytree(EXAMPLES / "templates", copies, dirs_exist_ok=True)
+            self.templates = {
+                "implement": {"path": str(copies / "implement.py"), "root": True, "max_attempts": 3},
+                "investigate": {"path": str(copies / "investigate.py"), "root": False, "max_attempts": 2},
+            }
 
     def write(self, name: str, document: Any) -> Path:
         path = self.directory / name
