@@ -1,0 +1,65 @@
+"""What every figure is measured with: the trees, how many repeats, and where results are shared."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from benchmarks.trees import CACHE_DIR, GeneratedTree, ensure_tree
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@dataclass
+class Context:
+    """`large` is the tree targets are defined on (L); `small` is the reference of the L/S ratios (S).
+
+    With `enforce` false (the smoke run) every figure is measured but none is judged.
+    """
+
+    large: str = "L"
+    small: str = "S"
+    repeats: int = 15
+    heavy_repeats: int = 3
+    enforce: bool = True
+    cache_dir: Path = CACHE_DIR
+    log: Callable[[str], None] = lambda message: print(message, file=sys.stderr, flush=True)
+    shared: dict[str, Any] = field(default_factory=dict)
+    _trees: dict[str, GeneratedTree] = field(default_factory=dict)
+
+    def tree(self, size: str) -> GeneratedTree:
+        if size not in self._trees:
+            tree = ensure_tree(size, self.cache_dir)
+            if tree.generated_in_s is not None:
+                self.log(f"generated tree {size} in {tree.generated_in_s:.1f} s ({tree.targets['files']} files)")
+            self._trees[size] = tree
+        return self._trees[size]
+
+    def judge(self, passed: bool) -> bool | None:
+        return passed if self.enforce else None
+
+    @property
+    def python(self) -> str:
+        return sys.executable
+
+    def harn_argv(self) -> list[str]:
+        """The installed `harn` script beside this interpreter, else `python -m harn_tui`."""
+        script = Path(sys.executable).parent / "harn"
+        return [str(script)] if script.exists() else [sys.executable, "-m", "harn_tui"]
+
+    def probe(self, name: str, root: Path) -> dict[str, Any]:
+        """Run one probe of `benchmarks.probes` in a fresh interpreter and return its JSON."""
+        result = subprocess.run(
+            [sys.executable, "-m", "benchmarks.probes", name, str(root)],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        document: dict[str, Any] = json.loads(result.stdout)
+        return document
