@@ -120,6 +120,7 @@ def add_plan(
     reviewed_sha256: str | None = None,
     prior_root: str | bool | None = True,
     fingerprint: str | None = None,
+    skip_review: bool = False,
 ) -> str:
     """A plan as the supervisor would leave it: request, proposal and events (`plan.reviewed` when the goal has
     reviewers, `plan.proposed`, `plan.attention` for an attention decision). `via_reviewers` leaves a reviewer
@@ -147,7 +148,7 @@ def add_plan(
     body = record_bytes(proposal)
     log = JsonlTail(directory / "events.jsonl", PLAN_EVENTS_ADAPTER)
     reviewers = view.intent.replanning.reviewers
-    if reviewers and (decision != "attention" or via_reviewers):
+    if reviewers and not skip_review and (decision != "attention" or via_reviewers):
         write_immutable(directory / "candidate.json", body)
         outcome = "attention" if via_reviewers else "approved"
         verdict = "attention" if via_reviewers else "approve"
@@ -227,3 +228,69 @@ def events_of(layout: Layout, work_id: str) -> list[dict[str, Any]]:
 def plan_events(layout: Layout, goal_id: str, plan_id: str) -> list[dict[str, Any]]:
     path = layout.plan(goal_id, plan_id) / "events.jsonl"
     return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+MODAL_TEMPLATE = r'''
+"""A test template whose behaviour the caller picks through the inherited environment (TEMPLATE_MODE)."""
+import datetime, json, os, subprocess, sys, time
+
+mode = os.environ.get("TEMPLATE_MODE", "pass")
+manifest = json.load(open(os.environ["HARN_MANIFEST"]))
+scratch = os.environ["HARN_RUN_DIR"]
+criteria = manifest["work"]["acceptance"]
+time.sleep(float(os.environ.get("TEMPLATE_SLEEP", "0")))
+
+
+def prove(status="succeeded", satisfied=True, cls=None, listed=None, run_id=None, summary="done"):
+    state = "satisfied" if satisfied else "unsatisfied"
+    proof = {"schema_version": 1, "run_id": run_id or os.environ["HARN_RUN_ID"], "status": status,
+             "summary": summary,
+             "acceptance": [{"criterion": c, "status": state, "evidence": "seen"} for c in (listed or criteria)],
+             "class": cls, "finished_at": datetime.datetime.now(datetime.timezone.utc).isoformat()}
+    with open(os.environ["HARN_PROOF"], "w") as handle:
+        json.dump(proof, handle)
+
+
+print("attempt", manifest["attempt"]["number"], manifest["attempt"]["trigger"], flush=True)
+if mode == "pass":
+    prove()
+elif mode == "env":
+    seen = {k: v for k, v in os.environ.items() if k.startswith("HARN_")}
+    seen.update(cwd=os.getcwd(), stdin=sys.stdin.read())
+    json.dump(seen, open(os.path.join(scratch, "env.json"), "w"))
+    prove()
+elif mode == "noproof":
+    pass
+elif mode == "badproof":
+    prove(listed=["something else"])
+elif mode == "wrongrun":
+    prove(run_id="run-someone-else")
+elif mode == "exit3":
+    print("boom", file=sys.stderr)
+    sys.exit(3)
+elif mode.startswith("fail:"):
+    cls = mode.split(":", 1)[1] or None
+    prove(status="failed", satisfied=False, cls=cls, summary=f"failed with class {cls}")
+elif mode == "sleep":
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    open(os.path.join(scratch, "child.pid"), "w").write(str(child.pid))
+    time.sleep(60)
+elif mode == "longline":
+    print("x" * 10000)
+    print("short")
+    prove()
+elif mode == "park":
+    counter = os.path.join(scratch, "parks.txt")
+    parks = int(open(counter).read()) if os.path.exists(counter) else 0
+    if parks < int(os.environ.get("TEMPLATE_PARKS", "1")):
+        open(counter, "w").write(str(parks + 1))
+        json.dump({"question": f"May I deploy? ({parks + 1})", "details": "prod"},
+                  open(os.path.join(scratch, "approval-request.json"), "w"))
+        sys.exit(75)
+    decision = json.load(open(os.environ["HARN_APPROVAL"]))
+    if decision["verdict"] == "approve":
+        prove(summary="deployed after approval")
+    else:
+        prove(status="failed", satisfied=False, cls="decision", summary="denied: " + (decision["reason"] or ""))
+sys.exit(0)
+'''

@@ -45,7 +45,7 @@ def decide_approval(
         view = scope.view
         if view.state == "cancelled":
             raise Refused(f"approval {approval_id} is moot: work {request.work_id} is cancelled")
-        if view.approval_id != approval_id:
+        if view.state != "awaiting_approval" or view.approval_id != approval_id:
             raise Refused(
                 f"approval {approval_id} is moot: work {request.work_id} is {view.state} "
                 "and its attempt is no longer parked on it"
