@@ -1,0 +1,272 @@
+"""The console's live model: a loaded `Tree`, its goals projected, re-read one changed path at a time.
+
+`apply(paths)` re-reads only the records and logs at those paths (logs by byte offset), re-projects only
+the goals they touch, and reports the transitions other actors made (new events seen in the re-read logs),
+so a console can follow another process within a watcher's debounce.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from harn_tui.core.layout import Layout
+from harn_tui.core.projection import GoalView, WorkResolver, project_goal
+from harn_tui.core.records import Proof, WorkEvent
+from harn_tui.core.tree import ApprovalFiles, Tree
+
+TRANSITION_EVENTS = frozenset({
+    "plan.applied", "plan.completed", "plan.rejected", "plan.retry_requested",
+    "work.accepted", "work.reopened", "work.cancelled",
+})
+TRANSCRIPT_TAIL_BYTES = 16_384
+
+
+@dataclass(frozen=True)
+class SeenEvent:
+    """A new event (or approval decision) noticed while re-reading the tree."""
+
+    actor: str
+    event: str
+    target: str
+    goal_id: str | None
+    ts: str
+
+
+@dataclass(frozen=True)
+class ModelUpdate:
+    goals: frozenset[str] = frozenset()
+    presence: bool = False
+    transcripts: frozenset[str] = frozenset()
+    seen: tuple[SeenEvent, ...] = ()
+
+    @property
+    def empty(self) -> bool:
+        return not (self.goals or self.presence or self.transcripts or self.seen)
+
+    def transitions_by_others(self, actor: str) -> list[SeenEvent]:
+        return [e for e in self.seen if e.actor != actor and _is_transition(e)]
+
+
+def _is_transition(seen: SeenEvent) -> bool:
+    if seen.event in TRANSITION_EVENTS or seen.event.startswith("approval."):
+        return True
+    return seen.event == "attempt.started" and seen.actor != "supervisor"
+
+
+@dataclass
+class ConsoleModel:
+    layout: Layout
+    tree: Tree
+    goals: dict[str, GoalView] = field(default_factory=dict)
+    last_supervisor_event: SeenEvent | None = None
+    _work_goals: dict[str, set[str]] = field(default_factory=dict)
+    _goal_work: dict[str, set[str]] = field(default_factory=dict)
+    _run_work: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def load(cls, layout: Layout) -> ConsoleModel:
+        model = cls(layout, Tree.load(layout))
+        for work in model.tree.work.values():
+            model._index_runs(work.id, work.events)
+        model._reproject(set(model.tree.goals))
+        return model
+
+    def goal_list(self) -> list[GoalView]:
+        return [self.goals[goal_id] for goal_id in sorted(self.goals)]
+
+    # ----- incremental refresh
+
+    def apply(self, paths: Iterable[Path]) -> ModelUpdate:
+        """Re-read each changed path and re-project the goals it touches."""
+        base = self.layout.base.resolve()
+        touched: set[str] = set()
+        seen: list[SeenEvent] = []
+        presence = False
+        transcripts: set[str] = set()
+        for path in paths:
+            try:
+                parts = Path(path).resolve().relative_to(base).parts
+            except ValueError:
+                continue
+            if not parts or parts[0] == "cache":
+                continue
+            if parts[0] == "presence":
+                presence = True
+                continue
+            if parts[0] == "runs" and len(parts) >= 3 and parts[2] == "transcript.jsonl":
+                transcripts.add(parts[1])
+                continue
+            before = self._before(parts)
+            if not self.tree.refresh_path(Path(path)):
+                continue
+            touched |= self._goals_touched(parts)
+            seen.extend(self._after(parts, before))
+        self._reproject(touched)
+        return ModelUpdate(frozenset(touched), presence, frozenset(transcripts), tuple(seen))
+
+    def refresh_liveness(self) -> ModelUpdate:
+        """Re-probe run and loop leases (a process's death fires no file event); re-project on a change."""
+        if not self.tree.refresh_liveness():
+            return ModelUpdate()
+        goals = set(self.tree.goals)
+        self._reproject(goals)
+        return ModelUpdate(frozenset(goals))
+
+    def _before(self, parts: tuple[str, ...]) -> int:
+        if parts[0] == "work" and len(parts) >= 2 and parts[1] in self.tree.work:
+            return len(self.tree.work[parts[1]].events)
+        if parts[0] == "supervisors" and len(parts) >= 4 and parts[2] == "plans":
+            goal = self.tree.goals.get(parts[1])
+            plan = goal.plans.get(parts[3]) if goal is not None else None
+            return len(plan.events) if plan is not None else 0
+        if parts[0] == "approvals" and len(parts) >= 2:
+            approval = self.tree.approvals.get(parts[1])
+            return 1 if approval is not None and approval.decision is not None else 0
+        return 0
+
+    def _after(self, parts: tuple[str, ...], before: int) -> list[SeenEvent]:
+        found: list[SeenEvent] = []
+        if parts[0] == "work" and len(parts) >= 2 and parts[1] in self.tree.work:
+            work_id = parts[1]
+            events = self.tree.work[work_id].events
+            self._index_runs(work_id, events)
+            goal_id = min(self._work_goals.get(work_id, set()) or {""}) or None
+            found = [SeenEvent(e.actor, e.event, work_id, goal_id, e.ts) for e in events[before:]]
+        elif parts[0] == "supervisors" and len(parts) >= 4 and parts[2] == "plans":
+            goal = self.tree.goals.get(parts[1])
+            plan = goal.plans.get(parts[3]) if goal is not None else None
+            if plan is not None:
+                found = [SeenEvent(e.actor, e.event, plan.id, parts[1], e.ts) for e in plan.events[before:]]
+        elif parts[0] == "approvals" and len(parts) >= 2 and before == 0:
+            approval = self.tree.approvals.get(parts[1])
+            if approval is not None and approval.decision is not None:
+                decision = approval.decision
+                goal_id = approval.request.goal_id if approval.request is not None else None
+                found = [SeenEvent(decision.actor, f"approval.{decision.verdict}", approval.id, goal_id,
+                                   decision.decided_at)]
+        for event in found:
+            if event.actor == "supervisor":
+                self.last_supervisor_event = event
+        return found
+
+    def _goals_touched(self, parts: tuple[str, ...]) -> set[str]:
+        if len(parts) < 2:
+            return set()
+        top, name = parts[0], parts[1]
+        if top == "supervisors":
+            return {name}
+        if top == "work":
+            return self._goals_of_work(name)
+        if top == "runs":
+            work_id = self._run_work.get(name)
+            return self._goals_of_work(work_id) if work_id else set()
+        if top == "approvals":
+            approval = self.tree.approvals.get(name)
+            if approval is None or approval.request is None:
+                return set()
+            goals = self._goals_of_work(approval.request.work_id)
+            if approval.request.goal_id in self.tree.goals:
+                goals.add(approval.request.goal_id)
+            return goals
+        return set()
+
+    def _goals_of_work(self, work_id: str) -> set[str]:
+        goals = set(self._work_goals.get(work_id, set()))
+        work = self.tree.work.get(work_id)
+        if work is not None and work.intent is not None and work.intent.source.kind == "plan":
+            owner = (work.intent.source.ref or "").split("/", 1)[0]
+            if owner in self.tree.goals:
+                goals.add(owner)
+        return goals
+
+    def _index_runs(self, work_id: str, events: list[WorkEvent]) -> None:
+        for event in events:
+            if event.event == "attempt.started":
+                self._run_work[event.run_id] = work_id
+
+    def _ensure_loaded(self, goal_id: str) -> None:
+        """Load governed work (and its dependencies) the tree has not read yet, e.g. after a `plan.applied`."""
+        goal = self.tree.goals.get(goal_id)
+        if goal is None:
+            return
+        pending = list(self.tree.governed_candidates(goal))
+        visited: set[str] = set()
+        while pending:
+            work_id = pending.pop()
+            if work_id in visited:
+                continue
+            visited.add(work_id)
+            work = self.tree.work.get(work_id)
+            if work is None:
+                if not (self.layout.work_dir / work_id).is_dir():
+                    continue
+                work = self.tree.load_work(work_id)
+                self.tree.load_runs_of(work)
+                self.tree.load_approvals_of(work)
+                self._index_runs(work_id, work.events)
+            if work.intent is not None:
+                pending.extend(work.intent.dependencies)
+
+    def _reproject(self, goal_ids: set[str]) -> None:
+        if not goal_ids:
+            return
+        resolver = WorkResolver(self.tree)
+        for goal_id in goal_ids:
+            for work_id in self._goal_work.pop(goal_id, set()):
+                self._work_goals.get(work_id, set()).discard(goal_id)
+            if goal_id not in self.tree.goals:
+                self.goals.pop(goal_id, None)
+                continue
+            self._ensure_loaded(goal_id)
+            view = project_goal(self.tree, goal_id, resolver)
+            self.goals[goal_id] = view
+            governed = {*view.governed_work_ids, *view.active_ids}
+            self._goal_work[goal_id] = governed
+            for work_id in governed:
+                self._work_goals.setdefault(work_id, set()).add(goal_id)
+
+    # ----- records the panels show
+
+    def work_events(self, work_id: str) -> list[WorkEvent]:
+        work = self.tree.work.get(work_id)
+        return list(work.events) if work is not None else []
+
+    def proofs(self) -> dict[str, Proof]:
+        return {run_id: run.proof for run_id, run in self.tree.runs.items() if run.proof is not None}
+
+    def proof(self, run_id: str) -> Proof | None:
+        run = self.tree.runs.get(run_id)
+        return run.proof if run is not None else None
+
+    def approval(self, approval_id: str) -> ApprovalFiles | None:
+        return self.tree.approvals.get(approval_id)
+
+    def transcript_tail(self, run_id: str, lines: int = 6) -> list[str]:
+        """The last `lines` lines a run printed (read from the end of its transcript, bounded)."""
+        path = self.layout.runs / run_id / "transcript.jsonl"
+        try:
+            fd = os.open(path, os.O_RDONLY)
+        except (FileNotFoundError, NotADirectoryError):
+            return []
+        try:
+            size = os.fstat(fd).st_size
+            start = max(0, size - TRANSCRIPT_TAIL_BYTES)
+            data = os.pread(fd, size - start, start)
+        finally:
+            os.close(fd)
+        raw = data.split(b"\n")
+        complete = raw[1:-1] if start > 0 else raw[:-1]
+        shown: list[str] = []
+        for line in complete[-lines:]:
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(record, dict) and isinstance(record.get("line"), str):
+                stream = record.get("stream")
+                shown.append(f"{stream}: {record['line']}" if isinstance(stream, str) else record["line"])
+        return shown

@@ -1,0 +1,175 @@
+"""Read helpers the console renders: retry eligibility, work history, review queue, failing proofs.
+
+Pure functions of projected views and loaded records; the console shows these and computes no state of
+its own. The retry checks mirror the `plan retry` rules of SPEC section 6 one by one, so an operator sees
+which rule holds and which does not before typing a reason (the transition re-checks under the lease).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from harn_tui.core.projection import AttemptView, GoalView, PlanView, WorkView
+from harn_tui.core.records import Disposition, Proof, WorkEvent
+
+REOPENABLE = frozenset({"in_review", "succeeded", "blocked", "cancelled"})
+CANCELLABLE = frozenset({"waiting", "ready", "awaiting_approval", "blocked", "in_review"})
+
+
+@dataclass(frozen=True)
+class Check:
+    label: str
+    ok: bool
+    detail: str
+
+
+@dataclass(frozen=True)
+class RetryEligibility:
+    plan_id: str | None
+    checks: tuple[Check, ...]
+
+    @property
+    def eligible(self) -> bool:
+        return self.plan_id is not None and all(check.ok for check in self.checks)
+
+    @property
+    def blockers(self) -> list[Check]:
+        return [check for check in self.checks if not check.ok]
+
+
+def pending_proposal(goal: GoalView) -> PlanView | None:
+    """The latest plan when it is `proposed` (decision apply or complete): what approve and reject address."""
+    latest = goal.latest_plan
+    return latest if latest is not None and latest.status == "proposed" else None
+
+
+def latest_attention_plan(goal: GoalView) -> PlanView | None:
+    """The most recent plan in `attention`, latest or not."""
+    return next((p for p in reversed(goal.plans) if p.status == "attention"), None)
+
+
+def retry_eligibility(goal: GoalView) -> RetryEligibility:
+    """Each rule of `plan retry` for the goal's most recent attention plan, in the order the core checks."""
+    target = latest_attention_plan(goal)
+    if target is None:
+        return RetryEligibility(None, (Check("a plan in attention", False, "no plan of this goal is in attention"),))
+    latest = goal.latest_plan
+    is_latest = latest is not None and latest.id == target.id
+    latest_detail = (
+        f"{target.id} is the latest plan" if is_latest
+        else f"{target.id} is not the latest plan (the latest is {latest.id if latest else '?'}, "
+             f"{latest.status if latest else '?'})"
+    )
+    root_same = target.request.prior_root_work_id == goal.active_root
+    print_same = target.request.graph_fingerprint == goal.graph_fingerprint
+    checks = (
+        Check("latest plan", is_latest, latest_detail),
+        Check("root unchanged", root_same,
+              f"the active root is still {goal.active_root}" if root_same
+              else f"the active root moved from {target.request.prior_root_work_id} to {goal.active_root}"),
+        Check("fingerprint unchanged", print_same,
+              "the active graph is unchanged since the plan was requested" if print_same
+              else "the active graph changed since the plan was requested"),
+        Check("mission not complete", not goal.mission_complete,
+              "the mission is complete" if goal.mission_complete else "the mission is not complete"),
+        Check("replan slot left", goal.replans_remaining > 0,
+              f"{goal.replans_remaining} of {goal.replans_used + goal.replans_remaining} replan slots left"),
+    )
+    return RetryEligibility(target.id, checks)
+
+
+@dataclass(frozen=True)
+class HistoryRow:
+    seq: int
+    ts: str
+    event: str
+    actor: str
+    reason: str | None
+    detail: str
+
+
+def work_history(events: Sequence[WorkEvent]) -> list[HistoryRow]:
+    """Every event of a work item, oldest first, with the facts an operator reads (run, status, findings)."""
+    return [HistoryRow(e.seq, e.ts, e.event, e.actor, getattr(e, "reason", None), _detail(e)) for e in events]
+
+
+def _detail(event: WorkEvent) -> str:
+    if event.event == "attempt.started":
+        return f"attempt {event.attempt} ({event.trigger}) {event.run_id}"
+    if event.event == "attempt.finished":
+        shown = f"{event.run_id} {event.status}"
+        if event.class_:
+            shown += f" class {event.class_}"
+        if event.approval_id:
+            shown += f" approval {event.approval_id}"
+        return shown
+    if event.event == "attempt.resumed":
+        return f"{event.run_id} resumed after {event.approval_id}"
+    if event.event == "work.accepted":
+        return f"{event.run_id} accepted, {len(event.dispositions)} disposition(s)"
+    if event.event == "work.reopened":
+        return f"{len(event.findings)} finding(s)"
+    return ""
+
+
+def review_queue(goal: GoalView) -> list[WorkView]:
+    """Active work an operator should look at for findings: in review, or carrying open findings."""
+    return [w for w in goal.work if w.active and (w.state == "in_review" or w.open_findings)]
+
+
+@dataclass(frozen=True)
+class PastDisposition:
+    ts: str
+    actor: str
+    disposition: Disposition
+
+
+def dispositions_so_far(events: Sequence[WorkEvent]) -> list[PastDisposition]:
+    """Dispositions recorded on every earlier `work.accepted` of this item, oldest first."""
+    return [
+        PastDisposition(e.ts, e.actor, d) for e in events if e.event == "work.accepted" for d in e.dispositions
+    ]
+
+
+def all_findings(events: Sequence[WorkEvent]) -> list[tuple[str, str, str, str]]:
+    """(ts, finding id, actor, statement) of every finding ever raised on the item, oldest first."""
+    return [(e.ts, f.id, f.actor, f.statement) for e in events if e.event == "work.reopened" for f in e.findings]
+
+
+@dataclass(frozen=True)
+class FailingProof:
+    work: WorkView
+    attempt: AttemptView
+    proof: Proof | None
+
+
+def failing_proofs(goal: GoalView, proofs: dict[str, Proof]) -> list[FailingProof]:
+    """The latest failed attempt of every blocked active item, with its proof when one was written."""
+    found: list[FailingProof] = []
+    for work in goal.work:
+        latest = work.latest_attempt
+        if not work.active or work.state != "blocked" or latest is None:
+            continue
+        found.append(FailingProof(work, latest, proofs.get(latest.run_id)))
+    return found
+
+
+def first_needing_human(goals: Sequence[GoalView]) -> GoalView | None:
+    """The goal selected on start: the first awaiting a human decision, else the first goal."""
+    return next((g for g in goals if g.needs_human), goals[0] if goals else None)
+
+
+def can_reopen(work: WorkView) -> bool:
+    return work.state in REOPENABLE
+
+
+def can_cancel(work: WorkView) -> bool:
+    return work.state in CANCELLABLE
+
+
+def pending_approval(work: WorkView) -> str | None:
+    """The approval this item waits on, if it is still undecided."""
+    if work.state == "awaiting_approval" and work.next_action == "resolve_approval":
+        return work.approval_id
+    return None

@@ -1,0 +1,157 @@
+"""Console presence heartbeats: `presence/<actor>@<host>-<pid>.json`, who else has a console open and where.
+
+A heartbeat is rewritten atomically (temporary file, then rename over the old one) every few seconds and
+removed when its console exits. A heartbeat older than `STALE_AFTER_S` belongs to a console that died
+without cleaning up: readers ignore it. Presence is advisory; nothing durable depends on it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import secrets
+import socket
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from harn_tui.core.clock import now, now_iso
+from harn_tui.core.fsio import FILE_MODE, ensure_dir, is_temp_name, remove_stale_temps
+from harn_tui.core.layout import Layout
+
+STALE_AFTER_S = 15.0
+HEARTBEAT_EVERY_S = 3.0
+MAX_PRESENCE_BYTES = 16_384
+_HOST_UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
+
+
+class Presence(BaseModel):
+    """One console's heartbeat: who, where (host, pid) and what they are looking at."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    actor: str
+    host: str
+    pid: int
+    goal_id: str | None = None
+    focus: str | None = None
+    updated_at: str
+
+    @property
+    def name(self) -> str:
+        return presence_file_name(self.actor, self.host, self.pid)
+
+
+def safe_host(host: str | None = None) -> str:
+    """The host name reduced to ID characters, so it is safe inside a file name."""
+    cleaned = _HOST_UNSAFE.sub("-", host if host is not None else socket.gethostname())
+    return cleaned.strip("-.")[:60] or "host"
+
+
+def presence_file_name(actor: str, host: str, pid: int) -> str:
+    return f"{actor}@{host}-{pid}.json"
+
+
+def write_presence(path: Path, presence: Presence) -> None:
+    """Replace the heartbeat at `path` atomically: readers see the old body or the new one, never half."""
+    ensure_dir(path.parent)
+    remove_stale_temps(path.parent)
+    temp = path.parent / f".{path.name}.tmp-{secrets.token_hex(6)}"
+    body = (presence.model_dump_json() + "\n").encode()
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
+    try:
+        os.write(fd, body)
+    finally:
+        os.close(fd)
+    try:
+        os.replace(temp, path)
+    except OSError:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temp)
+        raise
+
+
+def _age_s(updated_at: str, moment: datetime) -> float | None:
+    try:
+        stamp = datetime.fromisoformat(updated_at.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if stamp.tzinfo is None:
+        return None
+    return (moment - stamp).total_seconds()
+
+
+def read_presence(
+    layout: Layout, *, exclude: str | None = None, stale_after_s: float = STALE_AFTER_S
+) -> list[Presence]:
+    """Every fresh heartbeat but `exclude` (a file name), sorted by actor; unreadable and stale ones are skipped."""
+    try:
+        names = sorted(os.listdir(layout.presence))
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    moment = now()
+    found: list[Presence] = []
+    for name in names:
+        if name == exclude or is_temp_name(name) or not name.endswith(".json"):
+            continue
+        presence = _read_one(layout.presence / name)
+        if presence is None or presence.name != name:
+            continue
+        age = _age_s(presence.updated_at, moment)
+        if age is None or age > stale_after_s:
+            continue
+        found.append(presence)
+    return sorted(found, key=lambda p: (p.actor, p.host, p.pid))
+
+
+def _read_one(path: Path) -> Presence | None:
+    try:
+        with open(path, "rb") as handle:
+            body = handle.read(MAX_PRESENCE_BYTES + 1)
+    except OSError:
+        return None
+    if len(body) > MAX_PRESENCE_BYTES:
+        return None
+    try:
+        return Presence.model_validate_json(body)
+    except ValidationError:
+        return None
+
+
+@dataclass
+class Heartbeat:
+    """This console's own heartbeat file: `beat()` to (re)write it, `remove()` on exit."""
+
+    layout: Layout
+    actor: str
+    host: str
+    pid: int
+
+    @classmethod
+    def for_this_process(cls, layout: Layout, actor: str) -> Heartbeat:
+        return cls(layout, actor, safe_host(), os.getpid())
+
+    @property
+    def name(self) -> str:
+        return presence_file_name(self.actor, self.host, self.pid)
+
+    @property
+    def path(self) -> Path:
+        return self.layout.presence / self.name
+
+    def beat(self, goal_id: str | None, focus: str | None) -> Presence:
+        presence = Presence(
+            actor=self.actor, host=self.host, pid=self.pid, goal_id=goal_id, focus=focus, updated_at=now_iso()
+        )
+        write_presence(self.path, presence)
+        return presence
+
+    def remove(self) -> None:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(self.path)
+
+    def others(self) -> list[Presence]:
+        return read_presence(self.layout, exclude=self.name)

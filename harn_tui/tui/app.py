@@ -1,0 +1,273 @@
+"""The console application: owns the live model, the watcher, presence, dispatch and the embedded supervisor.
+
+The main screen renders; this class keeps everything that talks to the tree: one watcher worker (coalesced
+`TreeChanged`), a 1 s liveness probe, the presence heartbeat, transition dispatch in thread workers, and
+the embedded supervisor loop in a daemon thread under the core's own leases.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from textual import work
+from textual.app import App
+from textual.binding import Binding
+from textual.notifications import SeverityLevel
+from textual.worker import Worker, WorkerState
+
+from harn_tui.core.console_model import ConsoleModel, ModelUpdate, SeenEvent
+from harn_tui.core.errors import HarnError
+from harn_tui.core.layout import Layout
+from harn_tui.core.presence import HEARTBEAT_EVERY_S, Heartbeat, Presence
+from harn_tui.tui.dispatch import Request, run_request
+from harn_tui.tui.messages import Dispatched, SupervisorStatus, TreeChanged
+from harn_tui.tui.screens.main import MainScreen
+from harn_tui.tui.watcher import TreeWatcher
+from harn_tui.tui.widgets.header import HeaderState
+
+LIVENESS_EVERY_S = 1.0
+SUPERVISOR_WAKE_S = 5.0
+MAX_NOTICES = 200
+_VERBS = {
+    "plan.applied": "applied plan", "plan.completed": "completed plan", "plan.rejected": "rejected plan",
+    "plan.retry_requested": "asked to retry plan", "work.accepted": "accepted work",
+    "work.reopened": "reopened work", "work.cancelled": "cancelled work", "approval.approve": "approved request",
+    "approval.deny": "denied request", "attempt.started": "started an attempt of work",
+}
+
+
+def stylesheet_paths() -> list[Path]:
+    """`styles/*.tcss`: inside the installed package (`harn_tui/styles`) or beside it in a checkout."""
+    package = Path(__file__).resolve().parent.parent
+    for candidate in (package / "styles", package.parent / "styles"):
+        if (candidate / "console.tcss").is_file():
+            return sorted(candidate.glob("*.tcss"))
+    raise FileNotFoundError(f"console stylesheet not found in {package / 'styles'} or {package.parent / 'styles'}")
+
+
+@dataclass(frozen=True)
+class Notice:
+    severity: str
+    title: str
+    message: str
+
+
+class HarnConsole(App[None]):
+    TITLE = "harn"
+    CSS_PATH = stylesheet_paths()
+    BINDINGS = [Binding("ctrl+q", "quit", "Quit", priority=True)]
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
+
+    def __init__(self, layout: Layout, *, actor: str, supervisor: bool = False, model: ConsoleModel | None = None,
+                 watch: bool = True, presence: bool = True, root_label: str | None = None) -> None:
+        super().__init__()
+        self.layout = layout
+        self.actor = actor
+        self.model = model
+        self.watch_tree = watch
+        self.presence_enabled = presence
+        self.root_label = root_label or str(layout.root)
+        self.supervisor_wanted = supervisor
+        self.supervisor_status = "off"
+        self.notices: list[Notice] = []
+        self.others: tuple[Presence, ...] = ()
+        self.heartbeat = Heartbeat.for_this_process(layout, actor)
+        self.watcher: TreeWatcher | None = None
+        self._supervisor_stop: threading.Event | None = None
+        self._supervisor_thread: threading.Thread | None = None
+        self._beat_key: tuple[str | None, str | None] | None = None
+
+    # ----- lifecycle
+
+    def on_mount(self) -> None:
+        if self.model is None:
+            self.model = ConsoleModel.load(self.layout)
+        self.push_screen(MainScreen(self.model))
+        if self.watch_tree:
+            self.watcher = TreeWatcher(self.layout.base, lambda: self.post_message(TreeChanged()))
+            self.run_worker(self.watcher.run(), name="watcher", group="watch", exit_on_error=False)
+            self.set_interval(LIVENESS_EVERY_S, self._probe_liveness, name="liveness")
+        if self.presence_enabled:
+            self.set_interval(HEARTBEAT_EVERY_S, self._heartbeat, name="presence")
+        if self.supervisor_wanted:
+            self.start_supervisor()
+
+    def on_unmount(self) -> None:
+        if self.watcher is not None:
+            self.watcher.stop.set()
+        if self._supervisor_stop is not None:
+            self._supervisor_stop.set()
+        if self.presence_enabled:
+            self.heartbeat.remove()
+
+    @property
+    def main(self) -> MainScreen:
+        return self.get_screen_main()
+
+    def get_screen_main(self) -> MainScreen:
+        for screen in self.screen_stack:
+            if isinstance(screen, MainScreen):
+                return screen
+        raise LookupError("the main screen is not mounted")
+
+    # ----- live updates
+
+    async def on_tree_changed(self, _message: TreeChanged) -> None:
+        if self.watcher is None or self.model is None:
+            return
+        await self.apply_paths(self.watcher.drain())
+
+    async def apply_paths(self, paths: Iterable[Path]) -> ModelUpdate:
+        """Re-read `paths` into the model and bring the screen up to date (also used after a dispatch)."""
+        assert self.model is not None
+        update = self.model.apply(paths)
+        await self._show_update(update)
+        return update
+
+    async def _show_update(self, update: ModelUpdate) -> None:
+        if update.empty:
+            return
+        if update.presence:
+            self.others = tuple(self.heartbeat.others()) if self.presence_enabled else ()
+        await self.main.model_updated(update)
+        for seen in update.transitions_by_others(self.actor):
+            self.note("information", f"{seen.actor}", _describe(seen))
+        self.refresh_header()
+
+    async def _probe_liveness(self) -> None:
+        if self.model is not None:
+            await self._show_update(self.model.refresh_liveness())
+
+    # ----- presence
+
+    def beat(self, goal_id: str | None, focus: str | None) -> None:
+        """Rewrite the heartbeat if what this operator looks at changed (the timer rewrites it anyway)."""
+        if not self.presence_enabled or self._beat_key == (goal_id, focus):
+            return
+        self._beat_key = (goal_id, focus)
+        self.heartbeat.beat(goal_id, focus)
+
+    def _heartbeat(self) -> None:
+        goal_id, focus = self._beat_key or (None, None)
+        try:
+            self.heartbeat.beat(goal_id, focus)
+        except OSError as error:
+            self.note("warning", "presence", f"could not write the presence heartbeat: {error}")
+        others = tuple(self.heartbeat.others())
+        if others != self.others:
+            self.others = others
+            self.refresh_header()
+
+    def refresh_header(self) -> None:
+        model = self.model
+        self.main.show_header(HeaderState(
+            root=self.root_label, actor=self.actor, others=self.others, supervisor=self.supervisor_status,
+            last_supervisor_event=model.last_supervisor_event if model is not None else None,
+        ))
+
+    # ----- notifications
+
+    def note(self, severity: SeverityLevel, title: str, message: str) -> None:
+        """Notify literally (never markup) and keep the notice for tests and the record."""
+        self.notices.append(Notice(severity, title, message))
+        del self.notices[:-MAX_NOTICES]
+        self.notify(message, title=title, severity=severity, markup=False, timeout=8 if severity == "error" else 5)
+
+    # ----- transitions
+
+    def dispatch(self, request: Request, refresh: Iterable[Path] = ()) -> None:
+        self._dispatch_worker(request, tuple(refresh))
+
+    @work(thread=True, group="dispatch", exit_on_error=False)
+    def _dispatch_worker(self, request: Request, refresh: tuple[Path, ...]) -> None:
+        result = run_request(self.layout, self.actor, request)
+        self.post_message(Dispatched(result, refresh))
+
+    async def on_dispatched(self, message: Dispatched) -> None:
+        result = message.result
+        if result.ok:
+            self.note("information", "done" if result.outcome != "already_done" else "already done", result.message)
+        else:
+            self.note("error", f"refused: {result.title}", result.message)
+        if message.refresh and self.model is not None:
+            await self.apply_paths(message.refresh)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.state == WorkerState.ERROR and event.worker.group in ("dispatch", "watch"):
+            self.note("error", f"{event.worker.group} failed", f"{type(event.worker.error).__name__}: "
+                                                                 f"{event.worker.error}")
+
+    def tick(self, goal_id: str, refresh: Iterable[Path]) -> None:
+        """One supervisor tick for a goal, in a daemon thread (it may run templates for minutes)."""
+        from harn_tui.tui import dispatch as requests
+
+        request = requests.tick_goal(goal_id)
+        paths = tuple(refresh)
+
+        def run() -> None:
+            self.post_message(Dispatched(run_request(self.layout, self.actor, request), paths))
+
+        self.note("information", "tick", f"ticking goal {goal_id}…")
+        threading.Thread(target=run, name=f"harn-tick-{goal_id}", daemon=True).start()
+
+    # ----- embedded supervisor
+
+    @property
+    def supervisor_running(self) -> bool:
+        return self._supervisor_thread is not None and self._supervisor_thread.is_alive()
+
+    def toggle_supervisor(self) -> None:
+        if self.supervisor_running:
+            self.stop_supervisor()
+        else:
+            self.start_supervisor()
+
+    def start_supervisor(self) -> None:
+        if self.supervisor_running:
+            return
+        stop = threading.Event()
+        self._supervisor_stop = stop
+        self._supervisor_thread = threading.Thread(target=self._serve, args=(stop,), name="harn-embedded-supervisor",
+                                                   daemon=True)
+        self.supervisor_status = "starting"
+        self._supervisor_thread.start()
+        self.refresh_header_if_ready()
+
+    def stop_supervisor(self) -> None:
+        if self._supervisor_stop is not None:
+            self._supervisor_stop.set()
+        self.supervisor_status = "stopping"
+        self.refresh_header_if_ready()
+
+    def _serve(self, stop: threading.Event) -> None:
+        try:
+            from harn_tui.core.supervisor import serve
+        except ImportError as error:
+            self.post_message(SupervisorStatus("unavailable", str(error)))
+            return
+        self.post_message(SupervisorStatus("on"))
+        try:
+            serve(self.layout, [], SUPERVISOR_WAKE_S, stop)
+        except HarnError as error:
+            self.post_message(SupervisorStatus("failed", error.message))
+            return
+        self.post_message(SupervisorStatus("off"))
+
+    def on_supervisor_status(self, message: SupervisorStatus) -> None:
+        self.supervisor_status = message.status if not message.detail else f"{message.status}: {message.detail}"
+        if message.detail:
+            self.note("warning", "embedded supervisor", f"{message.status}: {message.detail}")
+        self.refresh_header_if_ready()
+
+    def refresh_header_if_ready(self) -> None:
+        if any(isinstance(screen, MainScreen) for screen in self.screen_stack):
+            self.refresh_header()
+
+
+def _describe(seen: SeenEvent) -> str:
+    verb = _VERBS.get(seen.event, seen.event)
+    where = f" (goal {seen.goal_id})" if seen.goal_id else ""
+    return f"{seen.actor} {verb} {seen.target}{where}"

@@ -1,0 +1,98 @@
+"""The one table of console commands: it feeds the main screen's key bindings and the command palette.
+
+A command is legal only when the screen's `check_action` says so for the focused item; the footer and the
+palette both ask that same gate, so they never offer a key that would do nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import partial
+
+from textual.binding import Binding
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.content import Content
+
+from harn_tui.tui.text import literal, safe_highlight
+
+
+@dataclass(frozen=True)
+class Command:
+    action: str
+    title: str
+    help: str
+    key: str | None = None
+    show: bool = True
+    key_display: str | None = None
+
+
+COMMANDS: tuple[Command, ...] = (
+    Command("approve_plan", "Approve plan", "Apply the pending plan proposal of this goal", "a"),
+    Command("reject_plan", "Reject plan", "Reject the pending plan proposal, with a reason", "x"),
+    Command("retry_plan", "Retry plan", "Ask the planner again after an attention plan, with a reason", "r"),
+    Command("accept_work", "Accept work", "Accept work in review, disposing every open finding", "a"),
+    Command("reopen_work", "Reopen work", "Reopen work with findings for the next attempt", "o"),
+    Command("cancel_work", "Cancel work", "Cancel this work item (asks to confirm)", "c"),
+    Command("approve_request", "Approve request", "Approve the approval a parked attempt is waiting on", "y"),
+    Command("deny_request", "Deny request", "Deny the approval a parked attempt is waiting on", "n"),
+    Command("tick_goal", "Tick goal", "Run one supervisor cycle for this goal now", "t"),
+    Command("toggle_supervisor", "Supervisor on/off", "Start or stop the embedded supervisor loop", "s"),
+    Command("focus_panel('goals')", "Go to goals", "Focus the goals panel", "1", show=False),
+    Command("focus_panel('graph')", "Go to goal graph", "Focus the goal graph", "2", show=False),
+    Command("focus_panel('attention')", "Go to attention", "Show why the goal stopped", "3", show=False),
+    Command("focus_panel('plans')", "Go to plan history", "Show every plan, newest first", "4", show=False),
+    Command("focus_panel('findings')", "Go to findings", "Show work in review and its findings", "5", show=False),
+    Command("focus_panel('item')", "Go to item detail", "Show the selected work item", "6", show=False),
+)
+
+
+def action_name(command: Command) -> str:
+    return command.action.split("(", 1)[0]
+
+
+def bindings() -> list[Binding]:
+    """Key bindings for every command that has a key (several commands may share a key; the legal one wins)."""
+    return [
+        Binding(c.key, c.action, c.title, show=c.show, tooltip=c.help, key_display=c.key_display)
+        for c in COMMANDS
+        if c.key
+    ]
+
+
+class ConsoleCommands(Provider):
+    """Command-palette entries: the same commands, filtered by the same `check_action` as the footer."""
+
+    def _legal(self) -> Iterator[Command]:
+        for command in COMMANDS:
+            if self.screen.check_action(action_name(command), _parameters(command)):
+                yield command
+
+    def _run(self, command: Command) -> partial[object]:
+        return partial(self.screen.run_action, command.action)
+
+    async def discover(self) -> Hits:
+        for command in self._legal():
+            yield DiscoveryHit(_display(command), self._run(command), help=literal(command.help))
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for command in self._legal():
+            score = matcher.match(command.title)
+            if score > 0:
+                highlighted = safe_highlight(matcher, command.title)
+                if command.key:
+                    highlighted = highlighted + Content.styled(f"  [{command.key}]", "dim")
+                yield Hit(score, highlighted, self._run(command), help=literal(command.help))
+
+
+def _display(command: Command) -> Content:
+    shown = literal(command.title)
+    return shown + Content.styled(f"  [{command.key}]", "dim") if command.key else shown
+
+
+def _parameters(command: Command) -> tuple[object, ...]:
+    if "(" not in command.action:
+        return ()
+    inner = command.action.split("(", 1)[1].rstrip(")")
+    return tuple(part.strip().strip("'\"") for part in inner.split(",") if part.strip())

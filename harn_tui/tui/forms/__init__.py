@@ -1,0 +1,1 @@
+"""Modal forms for transitions: reason (reject, retry, deny, cancel), reopen with findings, accept."""

@@ -1,0 +1,115 @@
+"""The accept form: one row per open finding, disposed as fixed or deferred (a deferral needs a reason)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, RadioButton, RadioSet, Static
+
+from harn_tui.core.records import Finding
+from harn_tui.tui.forms.validators import reason_bound
+from harn_tui.tui.text import literal
+
+
+@dataclass(frozen=True)
+class AcceptAnswer:
+    dispositions: list[tuple[str, str, str | None]]
+    reason: str | None
+
+
+class FindingRow(Vertical):
+    """A finding, its fixed/deferred choice, and the deferral reason."""
+
+    def __init__(self, finding: Finding) -> None:
+        super().__init__(classes="finding-row")
+        self.finding = finding
+
+    def compose(self) -> ComposeResult:
+        yield Static(Content.assemble((f"{self.finding.id} ", "bold"), ("by ", "dim"), literal(self.finding.actor),
+                                      ": ", literal(self.finding.statement, multiline=True)))
+        with Horizontal(classes="finding-choice"):
+            with RadioSet(id=f"choice-{self.finding.id}", compact=True):
+                yield RadioButton("fixed", id=f"fixed-{self.finding.id}")
+                yield RadioButton("deferred", id=f"deferred-{self.finding.id}")
+            yield Input(placeholder="reason for deferring", id=f"why-{self.finding.id}", classes="defer-reason",
+                        validators=[reason_bound(False)])
+
+    def choice(self) -> str | None:
+        pressed = self.query_one(RadioSet).pressed_button
+        if pressed is None or pressed.id is None:
+            return None
+        return pressed.id.split("-", 1)[0]
+
+    def problem_or_disposition(self) -> tuple[str | None, tuple[str, str, str | None] | None]:
+        choice = self.choice()
+        field = self.query_one(".defer-reason", Input)
+        reason = field.value.strip()
+        if choice is None:
+            return f"{self.finding.id}: choose fixed or deferred", None
+        result = field.validate(field.value)
+        if result is not None and not result.is_valid:
+            return f"{self.finding.id}: " + "; ".join(result.failure_descriptions), None
+        if choice == "deferred" and not reason:
+            return f"{self.finding.id}: deferring needs a reason", None
+        return None, (self.finding.id, choice, reason if choice == "deferred" else None)
+
+
+class AcceptForm(ModalScreen[AcceptAnswer | None]):
+    BINDINGS = [Binding("escape", "cancel", "Back"), Binding("ctrl+s", "submit", "Accept")]
+
+    def __init__(self, work_id: str, context: Content, findings: list[Finding]) -> None:
+        super().__init__(classes="form")
+        self.work_id = work_id
+        self.context = context
+        self.findings = findings
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="form-box"):
+            yield Static(literal(f"Accept work {self.work_id}", "bold"), classes="form-title")
+            with VerticalScroll(classes="form-context"):
+                yield Static(self.context)
+            with VerticalScroll(classes="form-rows"):
+                if not self.findings:
+                    yield Static(literal("No open findings: nothing to dispose."), classes="form-hint")
+                for finding in self.findings:
+                    yield FindingRow(finding)
+            yield Input(placeholder="reason (optional)", id="reason", validators=[reason_bound(False)])
+            yield Static("", id="error", classes="form-error")
+            with Horizontal(classes="form-buttons"):
+                yield Button("Accept", id="submit", variant="success", compact=True)
+                yield Button("Back · esc", id="back", compact=True)
+
+    def on_mount(self) -> None:
+        rows = list(self.query(RadioSet))
+        (rows[0] if rows else self.query_one("#reason", Input)).focus()
+
+    @on(Input.Submitted, "#reason")
+    @on(Button.Pressed, "#submit")
+    def action_submit(self) -> None:
+        problems: list[str] = []
+        dispositions: list[tuple[str, str, str | None]] = []
+        for row in self.query(FindingRow):
+            problem, disposition = row.problem_or_disposition()
+            if problem:
+                problems.append(problem)
+            elif disposition is not None:
+                dispositions.append(disposition)
+        reason = self.query_one("#reason", Input)
+        result = reason.validate(reason.value)
+        if result is not None and not result.is_valid:
+            problems.append("; ".join(result.failure_descriptions))
+        if problems:
+            self.query_one("#error", Static).update(literal("\n".join(problems), multiline=True))
+            self.app.bell()
+            return
+        self.dismiss(AcceptAnswer(dispositions, reason.value.strip() or None))
+
+    @on(Button.Pressed, "#back")
+    def action_cancel(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,1 @@
+"""Screens of the console: the main screen and its transition actions."""

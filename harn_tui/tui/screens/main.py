@@ -1,0 +1,209 @@
+"""The main screen: header, goals, goal graph and the tabbed panels (attention, plans, findings, item).
+
+It keeps the operator's selection (goal, graph item, review item) across live refreshes and, on start,
+selects the first goal that needs a human and shows the panel holding its decision.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.events import DescendantFocus
+from textual.screen import Screen
+from textual.widgets import Button, DataTable, Footer, TabbedContent, TabPane
+
+from harn_tui.core.console_model import ConsoleModel, ModelUpdate
+from harn_tui.core.console_views import first_needing_human, pending_approval, review_queue
+from harn_tui.core.projection import GoalView
+from harn_tui.tui.commands import ConsoleCommands, bindings
+from harn_tui.tui.screens.transitions import TransitionActions
+from harn_tui.tui.widgets.attention import AttentionPanel
+from harn_tui.tui.widgets.findings import FindingsPanel
+from harn_tui.tui.widgets.goals import GoalsPanel
+from harn_tui.tui.widgets.graph import GraphPanel
+from harn_tui.tui.widgets.header import HeaderBar, HeaderState
+from harn_tui.tui.widgets.item import ItemDetail
+from harn_tui.tui.widgets.plans import PlanHistory
+
+if TYPE_CHECKING:
+    from harn_tui.tui.app import HarnConsole
+
+TABBED = ("attention", "plans", "findings", "item")
+
+
+def decision_panel(goal: GoalView | None) -> str:
+    """Which panel holds the decision this goal waits for (the attention panel otherwise)."""
+    if goal is None:
+        return "attention"
+    return {"review_plan": "plans", "review": "findings", "resolve_approval": "graph"}.get(goal.next_action,
+                                                                                           "attention")
+
+
+def decision_work(goal: GoalView | None) -> str | None:
+    """The work item the goal's decision is about (a parked or in-review item), if any."""
+    if goal is None:
+        return None
+    for work in goal.work:
+        if work.active and (pending_approval(work) or work.state == "in_review"):
+            return work.id
+    return None
+
+
+class MainScreen(TransitionActions, Screen[None]):
+    BINDINGS = bindings()
+    COMMANDS = {ConsoleCommands}
+
+    def __init__(self, model: ConsoleModel) -> None:
+        super().__init__()
+        self.model = model
+        self.goal_id: str | None = None
+
+    @property
+    def console(self) -> HarnConsole:
+        return self.app  # type: ignore[return-value]
+
+    @property
+    def goal(self) -> GoalView | None:
+        return self.model.goals.get(self.goal_id) if self.goal_id else None
+
+    def compose(self) -> ComposeResult:
+        yield HeaderBar(id="header")
+        yield GoalsPanel(id="goals")
+        with Horizontal(id="body"):
+            yield GraphPanel(id="graph")
+            with TabbedContent(id="tabs"):
+                with TabPane("Attention", id="tab-attention"):
+                    yield AttentionPanel(id="attention")
+                with TabPane("Plans", id="tab-plans"):
+                    yield PlanHistory(id="plans")
+                with TabPane("Findings", id="tab-findings"):
+                    yield FindingsPanel(id="findings")
+                with TabPane("Item", id="tab-item"):
+                    yield ItemDetail(id="item")
+        yield Footer()
+
+    async def on_mount(self) -> None:
+        goals = self.model.goal_list()
+        first = first_needing_human(goals)
+        self.query_one(GoalsPanel).show(goals, prefer=first.id if first else None)
+        await self.select_goal(first.id if first else None, focus_decision=True)
+        self.console.refresh_header()
+
+    # ----- selection
+
+    async def select_goal(self, goal_id: str | None, *, focus_decision: bool = False) -> None:
+        self.goal_id = goal_id
+        goal = self.goal
+        graph = self.query_one(GraphPanel)
+        graph.show(goal, prefer_work=decision_work(goal))
+        await self.show_goal_panels()
+        panel = decision_panel(goal)
+        self.show_tab("item" if panel == "graph" else panel)
+        if focus_decision and goal is not None and goal.needs_human:
+            self.focus_panel(panel)
+        self.announce()
+        self.refresh_bindings()
+
+    async def show_goal_panels(self) -> None:
+        goal = self.goal
+        self.query_one(AttentionPanel).show(self.model, goal)
+        await self.query_one(PlanHistory).show(goal)
+        findings = self.query_one(FindingsPanel)
+        findings.show(self.model, goal)
+        if goal is not None and findings.selected is None:
+            queue = review_queue(goal)
+            if queue:
+                findings.table.select_key(queue[0].id)
+        self.show_item()
+
+    def show_item(self) -> None:
+        self.query_one(ItemDetail).show(self.model, self.goal, self.query_one(GraphPanel).work_id_at_cursor)
+
+    def show_tab(self, name: str) -> None:
+        if name in TABBED:
+            self.query_one(TabbedContent).active = f"tab-{name}"
+
+    def focus_panel(self, name: str) -> None:
+        self.show_tab(name)
+        target = {"findings": "#findings-table"}.get(name, f"#{name}")
+        widget = self.query_one(target)
+        if name == "findings" and not widget.display:
+            widget = self.query_one("#findings-detail")
+        widget.focus()
+
+    def action_focus_panel(self, name: str) -> None:
+        self.focus_panel(name)
+
+    def show_header(self, state: HeaderState) -> None:
+        self.query_one(HeaderBar).show(state)
+
+    # ----- live updates
+
+    async def model_updated(self, update: ModelUpdate) -> None:
+        goals = self.model.goal_list()
+        self.query_one(GoalsPanel).show(goals, prefer=self.goal_id)
+        if self.goal_id not in self.model.goals:
+            first = first_needing_human(goals)
+            await self.select_goal(first.id if first else None)
+            return
+        if self.goal_id in update.goals:
+            graph = self.query_one(GraphPanel)
+            graph.show(self.goal, prefer_work=graph.work_id_at_cursor)
+            await self.show_goal_panels()
+        elif update.transcripts:
+            goal = self.goal
+            item = goal.work_item(self.query_one(GraphPanel).work_id_at_cursor or "") if goal else None
+            latest = item.latest_attempt if item is not None else None
+            if latest is not None and latest.run_id in update.transcripts:
+                self.show_item()
+        self.refresh_bindings()
+
+    # ----- events
+
+    @on(DataTable.RowHighlighted)
+    async def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        table = event.data_table
+        if isinstance(table, GoalsPanel):
+            key = table.cursor_key
+            if key is not None and key != self.goal_id:
+                await self.select_goal(key)
+        elif isinstance(table, GraphPanel):
+            self.show_item()
+            if table.has_focus:
+                self.show_tab("item")
+            self.announce()
+        elif table.id == "findings-table":
+            self.query_one(FindingsPanel).show_selected(self.model)
+            self.announce()
+        self.refresh_bindings()
+
+    @on(DescendantFocus)
+    def _focus_moved(self, event: DescendantFocus) -> None:
+        if event.widget is self.query_one(GraphPanel):
+            self.show_tab("item")
+            self.show_item()
+        self.announce()
+
+    @on(TabbedContent.TabActivated)
+    def _tab_activated(self) -> None:
+        self.refresh_bindings()
+
+    @on(Button.Pressed)
+    def _button(self, event: Button.Pressed) -> None:
+        action = {
+            "card-approve": "approve_plan", "card-reject": "reject_plan", "attention-retry": "retry_plan",
+            "findings-accept": "accept_work", "findings-reopen": "reopen_work",
+        }.get(event.button.id or "")
+        if action is not None:
+            event.stop()
+            self.run_action(action)
+
+    def announce(self) -> None:
+        """Tell the other consoles what this operator is looking at (presence heartbeat)."""
+        context = self.context()
+        work = self.focused_work()
+        focus = f"{context} {work.id}" if work is not None and context else context
+        self.console.beat(self.goal_id, focus)

@@ -1,0 +1,246 @@
+"""The main screen's transition actions and the one legality gate (`check_action`) for keys and palette.
+
+Plan verbs act on the selected goal's latest plan when the focus is on the goals, attention or plan panel;
+work verbs act on the focused work item (graph, item detail or findings). Each action captures the exact
+address when it is invoked; the core re-checks everything under the lease and its refusal is shown verbatim.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from textual.content import Content
+from textual.widget import Widget
+from textual.widgets import TabbedContent
+
+from harn_tui.core.console_views import (
+    can_cancel,
+    can_reopen,
+    pending_approval,
+    pending_proposal,
+    retry_eligibility,
+)
+from harn_tui.core.projection import GoalView, WorkView
+from harn_tui.tui import dispatch as requests
+from harn_tui.tui.forms.accept import AcceptAnswer, AcceptForm
+from harn_tui.tui.forms.reason import ReasonAnswer, ReasonForm
+from harn_tui.tui.forms.reopen import ReopenAnswer, ReopenForm
+from harn_tui.tui.text import label, lines
+from harn_tui.tui.widgets.attention import eligibility_content
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from harn_tui.core.console_model import ConsoleModel
+    from harn_tui.tui.app import HarnConsole
+
+PANELS = ("goals", "graph", "attention", "plans", "findings", "item")
+PLAN_CONTEXTS = frozenset({"goals", "attention", "plans"})
+WORK_CONTEXTS = frozenset({"graph", "item", "findings"})
+PLAN_ACTIONS = frozenset({"approve_plan", "reject_plan", "retry_plan"})
+WORK_ACTIONS = frozenset({"accept_work", "reopen_work", "cancel_work", "approve_request", "deny_request"})
+
+
+class TransitionActions:
+    """Mixed into the main screen; relies on its `model`, `goal`, `console` and widget queries."""
+
+    model: ConsoleModel
+    goal_id: str | None
+
+    if TYPE_CHECKING:
+        @property
+        def goal(self) -> GoalView | None: ...
+        @property
+        def console(self) -> HarnConsole: ...
+        @property
+        def focused(self) -> Widget | None: ...
+        def query_one(self, selector: Any, expect_type: Any = None) -> Any: ...
+        def push_screen(self, *args: Any, **kwargs: Any) -> Any: ...
+
+    # ----- what the focus addresses
+
+    def context(self) -> str | None:
+        """The panel holding the focus (a tab bar counts as the active tab's panel)."""
+        node: Any = self.focused
+        while node is not None:
+            if getattr(node, "id", None) in PANELS:
+                return str(node.id)
+            if isinstance(node, TabbedContent):
+                return (node.active or "tab-attention").removeprefix("tab-")
+            node = node.parent
+        return None
+
+    def focused_work(self) -> WorkView | None:
+        goal = self.goal
+        context = self.context()
+        if goal is None or goal.state == "corrupt" or context not in WORK_CONTEXTS:
+            return None
+        if context == "findings":
+            selected = self.query_one("#findings").selected
+            return goal.work_item(selected.id) if selected is not None else None
+        work_id = self.query_one("#graph").work_id_at_cursor
+        return goal.work_item(work_id) if work_id else None
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        goal = self.goal
+        if action in PLAN_ACTIONS:
+            if goal is None or goal.state == "corrupt" or self.context() not in PLAN_CONTEXTS:
+                return False
+            latest = goal.latest_plan
+            if action == "retry_plan":
+                return latest is not None and latest.status == "attention"
+            return pending_proposal(goal) is not None
+        if action in WORK_ACTIONS:
+            work = self.focused_work()
+            if work is None:
+                return False
+            if action == "accept_work":
+                return work.state == "in_review"
+            if action == "reopen_work":
+                return can_reopen(work)
+            if action == "cancel_work":
+                return can_cancel(work)
+            return pending_approval(work) is not None
+        if action == "tick_goal":
+            return goal is not None and goal.state != "corrupt"
+        return True
+
+    # ----- plan verbs
+
+    def _plan_events(self, goal_id: str, plan_id: str) -> list[Path]:
+        return [self.model.layout.plan(goal_id, plan_id) / "events.jsonl"]
+
+    def action_approve_plan(self) -> None:
+        goal = self.goal
+        plan = pending_proposal(goal) if goal is not None else None
+        if goal is None or plan is None:
+            return
+        self.console.dispatch(requests.approve_plan(goal.id, plan.id), self._plan_events(goal.id, plan.id))
+
+    def action_reject_plan(self) -> None:
+        goal = self.goal
+        plan = pending_proposal(goal) if goal is not None else None
+        if goal is None or plan is None:
+            return
+        goal_id, plan_id = goal.id, plan.id
+        context = lines([label("goal", goal_id), label("plan", f"{plan_id} (#{plan.sequence}, {plan.trigger})"),
+                         label("rationale", plan.rationale or "(none)"),
+                         Content.styled("The reason reaches the next planner request.", "dim")])
+
+        def done(answer: ReasonAnswer | None) -> None:
+            if answer is not None and answer.reason:
+                self.console.dispatch(requests.reject_plan(goal_id, plan_id, answer.reason),
+                                      self._plan_events(goal_id, plan_id))
+
+        self.push_screen(ReasonForm(f"Reject plan {plan_id}", context, required=True, submit_label="Reject"),
+                         callback=done)
+
+    def action_retry_plan(self) -> None:
+        goal = self.goal
+        if goal is None:
+            return
+        eligibility = retry_eligibility(goal)
+        plan_id = eligibility.plan_id
+        if plan_id is None:
+            return
+        goal_id = goal.id
+        context = lines([eligibility_content(eligibility),
+                         Content.styled("The reason reaches the planner's next request for this goal.", "dim")])
+
+        def done(answer: ReasonAnswer | None) -> None:
+            if answer is not None and answer.reason:
+                self.console.dispatch(requests.retry_plan(goal_id, plan_id, answer.reason),
+                                      self._plan_events(goal_id, plan_id))
+
+        self.push_screen(ReasonForm(f"Retry plan {plan_id}", context, required=True, submit_label="Retry",
+                                    allowed=eligibility.eligible), callback=done)
+
+    # ----- work verbs
+
+    def _work_events(self, work_id: str) -> list[Path]:
+        return [self.model.layout.work(work_id) / "events.jsonl"]
+
+    def _work_context(self, work: WorkView) -> Content:
+        return lines([label("work", f"{work.id} — {work.title}"), label("state", f"{work.state}: {work.reason}")])
+
+    def action_accept_work(self) -> None:
+        work = self.focused_work()
+        if work is None:
+            return
+        work_id = work.id
+
+        def done(answer: AcceptAnswer | None) -> None:
+            if answer is not None:
+                self.console.dispatch(requests.accept_work(work_id, answer.dispositions, answer.reason),
+                                      self._work_events(work_id))
+
+        self.push_screen(AcceptForm(work_id, self._work_context(work), list(work.open_findings)), callback=done)
+
+    def action_reopen_work(self) -> None:
+        work = self.focused_work()
+        if work is None:
+            return
+        work_id = work.id
+
+        def done(answer: ReopenAnswer | None) -> None:
+            if answer is not None:
+                self.console.dispatch(requests.reopen_work(work_id, answer.findings, answer.reason),
+                                      self._work_events(work_id))
+
+        self.push_screen(ReopenForm(work_id, self._work_context(work)), callback=done)
+
+    def action_cancel_work(self) -> None:
+        work = self.focused_work()
+        if work is None:
+            return
+        work_id = work.id
+        context = lines([self._work_context(work),
+                         Content.styled("Cancelling stops this item from being scheduled; a reopen undoes it.", "dim")])
+
+        def done(answer: ReasonAnswer | None) -> None:
+            if answer is not None:
+                self.console.dispatch(requests.cancel_work(work_id, answer.reason), self._work_events(work_id))
+
+        self.push_screen(ReasonForm(f"Cancel work {work_id}?", context, required=False, submit_label="Cancel work"),
+                         callback=done)
+
+    def _approval_paths(self, approval_id: str) -> list[Path]:
+        return [self.model.layout.approval(approval_id) / "decision.json"]
+
+    def action_approve_request(self) -> None:
+        work = self.focused_work()
+        approval_id = pending_approval(work) if work is not None else None
+        if approval_id is None:
+            return
+        self.console.dispatch(requests.decide_request(approval_id, "approve", None), self._approval_paths(approval_id))
+
+    def action_deny_request(self) -> None:
+        work = self.focused_work()
+        approval_id = pending_approval(work) if work is not None else None
+        if work is None or approval_id is None:
+            return
+        approval = self.model.approval(approval_id)
+        question = approval.request.question if approval is not None and approval.request is not None else "?"
+        context = lines([self._work_context(work), label("question", question)])
+
+        def done(answer: ReasonAnswer | None) -> None:
+            if answer is not None:
+                self.console.dispatch(requests.decide_request(approval_id, "deny", answer.reason),
+                                      self._approval_paths(approval_id))
+
+        self.push_screen(ReasonForm(f"Deny request {approval_id}", context, required=False, submit_label="Deny"),
+                         callback=done)
+
+    # ----- goal verbs
+
+    def action_tick_goal(self) -> None:
+        goal = self.goal
+        if goal is None:
+            return
+        refresh = [self.model.layout.goal(goal.id)]
+        refresh += [self.model.layout.work(w) / "events.jsonl" for w in goal.governed_work_ids]
+        self.console.tick(goal.id, refresh)
+
+    def action_toggle_supervisor(self) -> None:
+        self.console.toggle_supervisor()
+

@@ -1,0 +1,121 @@
+"""The Attention panel: why the goal stopped, the review receipt, failing proofs, and retry eligibility.
+
+Retry eligibility is listed rule by rule (latest plan? root and fingerprint unchanged? mission open? a
+replan slot left?) before the operator types anything; the Retry button opens the same form as `r`.
+"""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.widgets import Button, Static
+
+from harn_tui.core.console_model import ConsoleModel
+from harn_tui.core.console_views import (
+    FailingProof,
+    RetryEligibility,
+    failing_proofs,
+    latest_attention_plan,
+    pending_approval,
+    retry_eligibility,
+    review_queue,
+)
+from harn_tui.core.projection import GoalView
+from harn_tui.tui.states import check_mark, state_content
+from harn_tui.tui.text import indent, label, lines, literal
+from harn_tui.tui.widgets.plans import review_content
+
+
+def _heading(text: str) -> Content:
+    return Content.styled(text, "bold underline")
+
+
+def eligibility_content(eligibility: RetryEligibility) -> Content:
+    if eligibility.plan_id is None:
+        return Content.styled("no plan of this goal is in attention: nothing to retry", "dim")
+    verdict = (Content.styled("✔ eligible", "bold green") if eligibility.eligible
+               else Content.styled("✖ not eligible", "bold red"))
+    parts = [Content.assemble(("Retry plan ", "bold"), literal(eligibility.plan_id, "bold"), ": ", verdict)]
+    for check in eligibility.checks:
+        parts.append(indent(Content.assemble(check_mark(check.ok), " ", (f"{check.label}: ", "bold"),
+                                             literal(check.detail))))
+    return lines(parts)
+
+
+def _failing(model: ConsoleModel, failing: FailingProof) -> list[Content]:
+    attempt = failing.attempt
+    parts = [Content.assemble(("Failing proof ", "bold"), literal(failing.work.id), f" attempt {attempt.number} ",
+                              literal(attempt.run_id), (f" class {attempt.class_}" if attempt.class_ else "", "dim"))]
+    parts.append(indent(label("why", failing.work.reason, "dim")))
+    proof = failing.proof
+    if proof is None:
+        parts.append(indent(Content.styled("no proof was written (the host recorded the failure reason above)", "dim")))
+        return parts
+    parts.append(indent(label("summary", proof.summary or "(empty)", "dim")))
+    for criterion in proof.acceptance:
+        if criterion.status != "satisfied":
+            parts.append(indent(Content.assemble(
+                (f"✖ {criterion.status} ", "bold red"), literal(criterion.criterion), (" — ", "dim"),
+                literal(criterion.evidence, multiline=True)), "    "))
+    return parts
+
+
+def attention_content(model: ConsoleModel, goal: GoalView) -> Content:
+    parts: list[Content] = [
+        Content.assemble(literal(goal.title, "bold"), "  ", state_content(goal.state), (" / ", "dim"),
+                         goal.next_action),
+        label("Why", goal.reason),
+    ]
+    if goal.state == "corrupt":
+        parts.append(Content.styled("This goal's records are unreadable; no transition will be accepted for it. "
+                                    "Run `harn verify` for every problem.", "bold"))
+        return lines(parts)
+    target = latest_attention_plan(goal)
+    if target is not None:
+        parts.append(_heading(f"Attention plan {target.id}"))
+        if target.reason:
+            parts.append(indent(label("attention", target.reason)))
+        if target.rationale:
+            parts.append(indent(label("planner rationale", target.rationale)))
+        if target.review is not None:
+            parts += [indent(c) for c in review_content(target.review)]
+        parts.append(eligibility_content(retry_eligibility(goal)))
+    for failing in failing_proofs(goal, model.proofs()):
+        parts += _failing(model, failing)
+    for work in goal.work:
+        approval_id = pending_approval(work) if work.active else None
+        if approval_id:
+            approval = model.approval(approval_id)
+            question = approval.request.question if approval and approval.request else "(unreadable request)"
+            parts.append(Content.assemble(("Approval ", "bold"), literal(approval_id), " waits: ", literal(question),
+                                          (" — select the item in the graph (2), then y or n", "dim")))
+    for work in review_queue(goal):
+        if work.state == "in_review":
+            parts.append(Content.assemble(("In review ", "bold"), literal(work.id), ": ", literal(work.reason),
+                                          (" — see Findings (5): accept (a) or reopen (o)", "dim")))
+    if len(parts) == 2 and not goal.needs_human:
+        parts.append(Content.styled("Nothing waits for a human on this goal.", "dim"))
+    return lines(parts)
+
+
+class AttentionPanel(VerticalScroll):
+    can_focus = True
+
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.border_title = "Attention"
+
+    def compose(self) -> ComposeResult:
+        yield Static(literal("no goal selected"), id="attention-body")
+        yield Button("Retry plan… · r", id="attention-retry", compact=True)
+
+    def show(self, model: ConsoleModel, goal: GoalView | None) -> None:
+        body = self.query_one("#attention-body", Static)
+        button = self.query_one("#attention-retry", Button)
+        if goal is None:
+            body.update(literal("no goal selected"))
+            button.display = False
+            return
+        body.update(attention_content(model, goal))
+        button.display = goal.state != "corrupt" and latest_attention_plan(goal) is not None

@@ -1,0 +1,52 @@
+"""The Goals panel: every goal with its state word and glyph, next action, budgets used/left, and why."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.text import Text
+
+from harn_tui.core.projection import GoalView
+from harn_tui.tui.states import state_text
+from harn_tui.tui.text import clip, literal_text
+from harn_tui.tui.widgets.keyed_table import KeyedTable, Row
+
+COLUMNS = (
+    ("State", "state"),
+    ("Next", "next"),
+    ("Title", "title"),
+    ("Attempts used/left", "attempts"),
+    ("Replans used/left", "replans"),
+    ("Goal", "id"),
+    ("Why", "why"),
+)
+
+
+def goal_row(goal: GoalView) -> Row:
+    corrupt = goal.state == "corrupt"
+    return goal.id, (
+        state_text(goal.state),
+        Text(goal.next_action, style="bold" if goal.needs_human else ""),
+        literal_text(clip(goal.title, 48), "bold" if goal.needs_human else ""),
+        Text("—" if corrupt else f"{goal.attempts_used}/{goal.attempts_remaining}"),
+        Text("—" if corrupt or goal.intent is None or goal.intent.replanning is None
+             else f"{goal.replans_used}/{goal.replans_remaining}"),
+        literal_text(goal.id, "dim"),
+        literal_text(clip(goal.reason, 160), "bold red" if corrupt else ""),
+    )
+
+
+class GoalsPanel(KeyedTable):
+    """Rows keyed by goal id; a corrupt goal is a row with its reason, never an exception."""
+
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(COLUMNS, **kwargs)
+        self.border_title = "Goals"
+
+    def show(self, goals: Sequence[GoalView], *, prefer: str | None = None) -> None:
+        self.sync([goal_row(goal) for goal in goals], prefer=prefer)
+        if not goals:
+            self.border_subtitle = "no goals yet: create one with `harn supervisor create`"
+        else:
+            waiting = sum(1 for goal in goals if goal.needs_human)
+            self.border_subtitle = f"{len(goals)} goals · {waiting} need a human"

@@ -1,0 +1,85 @@
+"""The Goal graph panel: the active generation as a DAG (shared dependencies marked), superseded ones dimmed."""
+
+from __future__ import annotations
+
+from rich.text import Text
+
+from harn_tui.core.console_graph import GraphRow, graph_rows
+from harn_tui.core.projection import GoalView
+from harn_tui.tui.states import glyph, state_style
+from harn_tui.tui.text import clip, literal_text, visible
+from harn_tui.tui.widgets.keyed_table import KeyedTable, Row
+
+COLUMNS = (("Work · dependencies indented below", "tree"), ("Attempts", "attempts"), ("Id", "id"))
+
+
+def _tree_cell(row: GraphRow) -> Text:
+    dim = "" if row.active else "dim"
+    if row.kind == "heading":
+        return Text(row.text, style="bold underline" if row.active else "dim underline")
+    if row.kind == "note":
+        return Text(row.text, style="italic")
+    cell = Text(row.prefix, style="dim")
+    if row.kind == "shared":
+        cell.append("↗ shared: ", style=dim or "italic")
+        cell.append(visible(row.work_id or ""), style=dim or "italic")
+        cell.append(" (shown above)", style="dim")
+        return cell
+    state = row.view.state if row.view is not None else "missing"
+    cell.append(f"{glyph(state)} {state}", style=dim or state_style(state))
+    if row.is_root:
+        cell.append(" ◆root", style=dim or "bold")
+    cell.append("  ")
+    cell.append(visible(clip(row.text, 60)), style=dim or ("bold" if row.is_root else ""))
+    return cell
+
+
+def graph_row(row: GraphRow) -> Row:
+    dim = "" if row.active else "dim"
+    if row.kind in ("heading", "note"):
+        return row.key, (_tree_cell(row), Text(""), Text(""))
+    view = row.view
+    attempts = f"{view.charged_attempts}/{view.max_attempts}" if view is not None else "—"
+    return row.key, (
+        _tree_cell(row),
+        Text(attempts if row.kind == "item" else "", style=dim),
+        literal_text(row.work_id or "", "dim"),
+    )
+
+
+class GraphPanel(KeyedTable):
+    """Rows keyed by graph position; `work_id_at_cursor` is what the item detail and work actions address."""
+
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(COLUMNS, **kwargs)
+        self.border_title = "Goal graph"
+        self.goal_id: str | None = None
+        self.layout_rows: dict[str, GraphRow] = {}
+
+    def show(self, goal: GoalView | None, *, prefer_work: str | None = None) -> None:
+        rows = graph_rows(goal) if goal is not None and goal.state != "corrupt" else []
+        if goal is not None and goal.state == "corrupt":
+            rows = [GraphRow("note:corrupt", "note", f"goal {goal.id} is corrupt: {goal.reason}")]
+        changed_goal = goal is None or goal.id != self.goal_id
+        self.goal_id = goal.id if goal is not None else None
+        self.layout_rows = {row.key: row for row in rows}
+        prefer = f"item:{prefer_work}" if prefer_work else None
+        if changed_goal and prefer is None:
+            prefer = next((r.key for r in rows if r.kind == "item"), None)
+        self.sync([graph_row(row) for row in rows], prefer=prefer)
+        if goal is not None and goal.state != "corrupt":
+            superseded = sum(1 for w in goal.work if not w.active)
+            self.border_subtitle = (f"generation {goal.generation} · {len(goal.active_ids)} active"
+                                    + (f" · {superseded} superseded (dimmed, below)" if superseded else ""))
+        else:
+            self.border_subtitle = ""
+
+    @property
+    def selected_row(self) -> GraphRow | None:
+        key = self.cursor_key
+        return self.layout_rows.get(key) if key is not None else None
+
+    @property
+    def work_id_at_cursor(self) -> str | None:
+        row = self.selected_row
+        return row.work_id if row is not None else None

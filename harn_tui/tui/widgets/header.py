@@ -1,0 +1,53 @@
+"""The header: tree root, acting operator, the other operators present and what they look at, supervisor."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.content import Content
+from textual.widgets import Static
+
+from harn_tui.core.console_model import SeenEvent
+from harn_tui.core.presence import Presence
+from harn_tui.tui.text import literal
+
+
+@dataclass(frozen=True)
+class HeaderState:
+    root: str
+    actor: str
+    others: tuple[Presence, ...] = ()
+    supervisor: str = "off"
+    last_supervisor_event: SeenEvent | None = None
+
+
+def _where(presence: Presence) -> str:
+    where = presence.goal_id or "the goal list"
+    return f"{where} › {presence.focus}" if presence.focus else where
+
+
+def header_content(state: HeaderState) -> Content:
+    others = len(state.others)
+    present = "no other operator here" if not others else f"{others} other operator{'s' if others != 1 else ''} here"
+    first = Content.assemble(
+        ("harn ", "bold"), ("root ", "dim"), literal(state.root), ("  actor ", "dim"), literal(state.actor, "bold"),
+        ("  · ", "dim"), (present, "bold" if others else ""), ("  · supervisor ", "dim"),
+        (state.supervisor, "bold" if state.supervisor != "off" else ""),
+    )
+    parts: list[Content] = []
+    for presence in state.others:
+        parts.append(Content.assemble(literal(presence.actor, "bold"), ("@", "dim"), literal(presence.host),
+                                      (" on ", "dim"), literal(_where(presence))))
+    second = Content.assemble(("here too: ", "dim"), Content("; ").join(parts)) if parts else Content("")
+    last = state.last_supervisor_event
+    if last is not None:
+        tick = Content.assemble(("last supervisor event: ", "dim"), literal(f"{last.event} {last.target} {last.ts}"))
+        second = second + Content("  ") + tick if parts else tick
+    return Content("\n").join([first, second])
+
+
+class HeaderBar(Static):
+    """Two lines; untrusted names are literal. Updated whenever presence or supervisor status changes."""
+
+    def show(self, state: HeaderState) -> None:
+        self.update(header_content(state))

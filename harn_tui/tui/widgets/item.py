@@ -1,0 +1,127 @@
+"""The Item detail panel: one work item's objective, acceptance, attempts with proofs, findings and history."""
+
+from __future__ import annotations
+
+from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.widgets import Static
+
+from harn_tui.core.console_model import ConsoleModel
+from harn_tui.core.console_views import pending_approval, work_history
+from harn_tui.core.projection import AttemptView, GoalView, WorkView
+from harn_tui.tui.states import glyph, state_content, state_style
+from harn_tui.tui.text import indent, label, lines, literal
+
+
+def _heading(text: str) -> Content:
+    return Content.styled(text, "bold underline")
+
+
+def _summary(work: WorkView, goal: GoalView) -> Content:
+    where = "active" if work.active else "superseded (not dispatchable)"
+    root = " · active root" if work.id == goal.active_root else ""
+    return Content.assemble(
+        state_content(work.state), (" · next ", "dim"), work.next_action, (" · attempts ", "dim"),
+        f"{work.charged_attempts}/{work.max_attempts} charged, {work.attempts_used} total", (" · ", "dim"),
+        where + root,
+    )
+
+
+def _attempt(model: ConsoleModel, attempt: AttemptView) -> Content:
+    style = state_style(attempt.status)
+    head = Content.assemble(
+        f"#{attempt.number} {attempt.trigger} ", (f"{glyph(attempt.status)} {attempt.status}", style),
+        f" {attempt.run_id}", (f" class {attempt.class_}" if attempt.class_ else "", "dim"),
+        (f"  started {attempt.started_at} by ", "dim"), literal(attempt.started_by),
+    )
+    parts = [head]
+    if attempt.reason and attempt.reason != attempt.summary:
+        parts.append(indent(label("reason", attempt.reason, "dim")))
+    proof = model.proof(attempt.run_id)
+    if proof is not None:
+        parts.append(indent(label("proof", f"{proof.status}: {proof.summary}", "dim")))
+        for criterion in proof.acceptance:
+            mark = {"satisfied": "✔", "unsatisfied": "✖"}.get(criterion.status, "?")
+            parts.append(indent(Content.assemble(
+                (f"{mark} {criterion.status} ", state_style("passed" if mark == "✔" else "failed")),
+                literal(criterion.criterion), (" — ", "dim"), literal(criterion.evidence, multiline=True),
+            ), "    "))
+    return lines(parts)
+
+
+def item_content(model: ConsoleModel, goal: GoalView, work_id: str) -> Content:
+    work = goal.work_item(work_id)
+    files = model.tree.work.get(work_id)
+    if work is None or files is None:
+        return literal(f"work {work_id} is not part of goal {goal.id}")
+    intent = files.intent
+    parts: list[Content] = [literal(work.title, "bold"), Content.assemble(("id ", "dim"), literal(work.id)),
+                            _summary(work, goal), label("why", work.reason, "dim")]
+    if work.source_ref:
+        parts.append(label("from", f"{work.source_kind} {work.source_ref}", "dim"))
+    if intent is not None:
+        parts += [_heading("Objective"), literal(intent.objective, multiline=True)]
+        parts.append(_heading(f"Acceptance ({len(intent.acceptance)})"))
+        parts += [indent(Content.assemble("• ", literal(c, multiline=True))) for c in intent.acceptance] or [
+            indent(Content.styled("no criteria: the proof status decides", "dim"))]
+        deps = ", ".join(intent.dependencies) or "none"
+        parts.append(label("Dependencies", deps))
+    parts.append(_heading(f"Open findings ({len(work.open_findings)})"))
+    parts += [indent(Content.assemble((f"{f.id} ", "bold"), ("by ", "dim"), literal(f.actor), ": ",
+                                      literal(f.statement, multiline=True))) for f in work.open_findings] or [
+        indent(Content.styled("none", "dim"))]
+    approval_id = pending_approval(work) or work.approval_id
+    if approval_id:
+        parts += _approval(model, approval_id)
+    parts.append(_heading(f"Attempts ({work.attempts_used})"))
+    none_yet = [indent(Content.styled("none yet", "dim"))]
+    parts += [indent(_attempt(model, a)) for a in reversed(work.attempts)] or none_yet
+    latest = work.latest_attempt
+    if latest is not None:
+        tail = model.transcript_tail(latest.run_id)
+        if tail:
+            parts.append(_heading(f"Last output of {latest.run_id}"))
+            parts += [indent(literal(line)) for line in tail]
+    parts.append(_heading("History (seq · time · event · actor · reason)"))
+    for row in work_history(model.work_events(work_id)):
+        parts.append(indent(Content.assemble(
+            (f"{row.seq:>3} ", "bold"), (f"{row.ts} ", "dim"), row.event, " ", literal(row.actor, "bold"),
+            (" " + row.detail if row.detail else "", "dim"),
+        )))
+        if row.reason:
+            parts.append(indent(literal(row.reason, multiline=True), "      "))
+    return lines(parts)
+
+
+def _approval(model: ConsoleModel, approval_id: str) -> list[Content]:
+    approval = model.approval(approval_id)
+    if approval is None or approval.request is None:
+        return [label("Approval", f"{approval_id} (not readable)")]
+    status = "decided" if approval.decision else "pending: approve (y) or deny (n)"
+    parts = [_heading(f"Approval {approval_id} · {status}"), indent(label("question", approval.request.question))]
+    if approval.request.details:
+        parts.append(indent(label("details", approval.request.details)))
+    if approval.decision is not None:
+        decision = approval.decision
+        parts.append(indent(label("decision", f"{decision.verdict} by {decision.actor} at {decision.decided_at}")))
+        if decision.reason:
+            parts.append(indent(label("reason", decision.reason)))
+    return parts
+
+
+class ItemDetail(VerticalScroll):
+    """Scrollable detail of the graph's selected item; focusable so the keyboard can scroll it."""
+
+    can_focus = True
+
+    def compose(self):  # type: ignore[no-untyped-def]
+        yield Static(literal("select a work item in the goal graph"), id="item-body")
+
+    def show(self, model: ConsoleModel, goal: GoalView | None, work_id: str | None) -> None:
+        body = self.query_one("#item-body", Static)
+        if goal is None or work_id is None:
+            body.update(literal("select a work item in the goal graph"))
+            self.border_title = "Item"
+            return
+        body.update(item_content(model, goal, work_id))
+        self.border_title = f"Item {work_id}"

@@ -1,0 +1,75 @@
+"""A DataTable updated in place by row key: changed cells only, the cursor follows its row, scroll kept."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.text import Text
+from textual.widgets import DataTable
+
+Row = tuple[str, Sequence[Text]]
+
+
+def _signature(cells: Sequence[Text]) -> tuple[tuple[str, str], ...]:
+    return tuple((cell.plain, str(cell.style)) for cell in cells)
+
+
+class KeyedTable(DataTable[Text]):
+    """Rows are (key, cells). `sync` never clears unless the row order changed, and then restores the cursor
+    to the same key and the scroll offset, so a live refresh does not move what the operator looks at."""
+
+    def __init__(self, columns: Sequence[tuple[str, str]], **kwargs: object) -> None:
+        super().__init__(cursor_type="row", zebra_stripes=False, **kwargs)  # type: ignore[arg-type]
+        self._column_spec = list(columns)
+        self._order: list[str] = []
+        self._signatures: dict[str, tuple[tuple[str, str], ...]] = {}
+
+    def on_mount(self) -> None:
+        for label, key in self._column_spec:
+            self.add_column(Text(label), key=key)
+
+    @property
+    def cursor_key(self) -> str | None:
+        if not self._order or self.row_count == 0:
+            return None
+        row = min(max(self.cursor_row, 0), self.row_count - 1)
+        return self._order[row]
+
+    def sync(self, rows: Sequence[Row], *, prefer: str | None = None) -> None:
+        """Show exactly `rows`. The cursor stays on its key (or moves to `prefer` if given and present)."""
+        keys = [key for key, _ in rows]
+        keep = prefer if prefer in keys else self.cursor_key
+        if keys == self._order:
+            self._update_cells(rows)
+        else:
+            self._rebuild(rows)
+        if keep is not None and keep in keys and self.cursor_key != keep:
+            self.move_cursor(row=keys.index(keep), animate=False, scroll=True)
+
+    def _update_cells(self, rows: Sequence[Row]) -> None:
+        column_keys = [key for _, key in self._column_spec]
+        for key, cells in rows:
+            signature = _signature(cells)
+            old = self._signatures.get(key)
+            if old == signature:
+                continue
+            for index, cell in enumerate(cells):
+                if old is None or index >= len(old) or old[index] != signature[index]:
+                    self.update_cell(key, column_keys[index], cell, update_width=True)
+            self._signatures[key] = signature
+
+    def _rebuild(self, rows: Sequence[Row]) -> None:
+        scroll = self.scroll_offset
+        self.clear(columns=False)
+        self._signatures = {}
+        for key, cells in rows:
+            self.add_row(*cells, key=key)
+            self._signatures[key] = _signature(cells)
+        self._order = [key for key, _ in rows]
+        self.scroll_to(scroll.x, scroll.y, animate=False, immediate=True)
+
+    def select_key(self, key: str) -> bool:
+        if key not in self._order:
+            return False
+        self.move_cursor(row=self._order.index(key), animate=False, scroll=True)
+        return True

@@ -1,0 +1,79 @@
+"""Named trees for console tests and snapshots: each goal waits for one kind of decision."""
+
+from __future__ import annotations
+
+from harn_tui.core.layout import Layout
+from tests.tui import builders as b
+
+PLAN_GOAL = "goal-01-plan"
+ATTENTION_GOAL = "goal-02-attention"
+REVIEW_GOAL = "goal-03-review"
+CORRUPT_GOAL = "goal-04-corrupt"
+APPROVAL_GOAL = "goal-05-approval"
+STALE_GOAL = "goal-06-stale"
+PENDING_PLAN = "plan-0002-bbbbbbbb"
+APPLIED_PLAN = "plan-0001-aaaaaaaa"
+ATTENTION_PLAN = "plan-0001-cccccccc"
+STALE_PLAN = "plan-0001-dddddddd"
+
+
+def plan_goal(layout: Layout, rationale: str | None = None) -> None:
+    """A goal whose first graph was superseded by an applied plan; plan 2 awaits approval (shared dep)."""
+    b.work(layout, "fixtures", title="Write the fixtures")
+    b.work(layout, "investigate", title="Investigate the crash", deps=("fixtures",))
+    b.work(layout, "parser", title="Ship the parser", deps=("investigate", "fixtures"))
+    b.attempt(layout, "fixtures", "run-fixtures-1", status="passed")
+    b.accept(layout, "fixtures", "run-fixtures-1")
+    b.attempt(layout, "investigate", "run-investigate-1", status="failed", summary="segfault in the lexer",
+              criteria=(("it works", "unsatisfied"),))
+    b.goal(layout, PLAN_GOAL, root="parser", title="Ship the parser rewrite", reviewers=True)
+    b.plan(layout, PLAN_GOAL, APPLIED_PLAN, sequence=1, root_key="fix",
+           steps=(b.step("lexer", "Fix the lexer", deps=("fixtures",)),
+                  b.step("fix", "Re-run the parser suite", deps=("lexer", "fixtures"))))
+    b.applied(layout, PLAN_GOAL, APPLIED_PLAN)
+    b.attempt(layout, f"{APPLIED_PLAN}-lexer", "run-lexer-1", status="failed", summary="lexer still crashes",
+              criteria=(("lexer done", "unsatisfied"),))
+    b.plan(layout, PLAN_GOAL, PENDING_PLAN, sequence=2, root_key="verify",
+           rationale=rationale or ("The lexer fix failed twice on nested brackets. Split the work: first add a "
+                                   "bracket-depth guard, then verify the suite on the fixtures. " + b.HOSTILE),
+           steps=(b.step("guard", "Add a bracket-depth guard", deps=(f"{APPLIED_PLAN}-lexer",),
+                         objective="Guard recursion depth in the lexer so nested input cannot overflow."),
+                  b.step("verify", "Verify the parser suite", deps=("guard", "fixtures"))))
+    b.review(layout, PLAN_GOAL, PENDING_PLAN)
+
+
+def attention_goal(layout: Layout, *, eligible: bool = True, goal_id: str = ATTENTION_GOAL,
+                   plan_id: str = ATTENTION_PLAN, root: str = "deploy") -> None:
+    """A blocked root and a plan in attention; not eligible when its fingerprint is stale."""
+    b.work(layout, root, title="Deploy the service")
+    b.attempt(layout, root, f"run-{root}-1", status="failed", summary="health check timed out",
+              criteria=(("it works", "unsatisfied"),))
+    b.goal(layout, goal_id, root=root, title="Deploy to staging")
+    b.plan(layout, goal_id, plan_id, sequence=1, decision="attention", stale=not eligible,
+           rationale="I cannot tell whether the health check or the network is at fault.")
+    b.attention(layout, goal_id, plan_id, "the planner needs a human: is staging reachable?")
+
+
+def review_goal(layout: Layout) -> None:
+    """Work in review carrying two open findings from an earlier reopen."""
+    b.work(layout, "docs", title="Write the user guide")
+    b.attempt(layout, "docs", "run-docs-1", status="passed")
+    b.reopen(layout, "docs", "the install section skips the venv", "screenshots are missing", actor="bob")
+    b.attempt(layout, "docs", "run-docs-2", status="passed", number=2)
+    b.goal(layout, REVIEW_GOAL, root="docs", title="Publish the guide")
+
+
+def approval_goal(layout: Layout) -> None:
+    b.work(layout, "migrate", title="Migrate the database")
+    b.attempt(layout, "migrate", "run-migrate-1", status="parked")
+    b.approval_request(layout, "migrate", "run-migrate-1", APPROVAL_GOAL, "May I run the migration on prod?")
+    b.goal(layout, APPROVAL_GOAL, root="migrate", title="Migrate prod")
+
+
+def everything(layout: Layout) -> None:
+    """One goal per decision kind, plus a corrupt goal beside the sound ones."""
+    plan_goal(layout)
+    attention_goal(layout)
+    review_goal(layout)
+    b.corrupt_goal(layout, CORRUPT_GOAL)
+    approval_goal(layout)
