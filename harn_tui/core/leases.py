@@ -16,6 +16,10 @@ from harn_tui.core.fsio import FILE_MODE, ensure_dir
 DEFAULT_TIMEOUT_S = 30.0
 
 
+class LeaseBusy(Refused):
+    """A lease stayed held by someone else: a refusal (exit 3, "busy") that a loop retries later, unlike a rule."""
+
+
 def lease_timeout() -> float:
     """How long a busy lease is waited for before the request is refused (`HARN_LEASE_TIMEOUT_S`)."""
     return float(os.environ.get("HARN_LEASE_TIMEOUT_S", DEFAULT_TIMEOUT_S))
@@ -30,7 +34,7 @@ def hold_lease(path: Path, what: str, timeout: float | None = None) -> Iterator[
     try:
         lock.acquire(timeout=wait, poll_interval=0.01)
     except Timeout:
-        raise Refused(f"busy: the {what} lease {path} stayed held for {wait:g} s") from None
+        raise LeaseBusy(f"busy: the {what} lease {path} stayed held for {wait:g} s") from None
     try:
         yield
     finally:
@@ -46,7 +50,7 @@ class HeldLease:
         try:
             self._lock.acquire(timeout=timeout, poll_interval=0.01)
         except Timeout:
-            raise Refused(f"busy: the {what} lease {path} is held by another process") from None
+            raise LeaseBusy(f"busy: the {what} lease {path} is held by another process") from None
 
     def release(self) -> None:
         self._lock.release()
@@ -56,7 +60,7 @@ def try_hold(path: Path, what: str) -> HeldLease | None:
     """Take the lease now if it is free, else None."""
     try:
         return HeldLease(path, what)
-    except Refused:
+    except LeaseBusy:
         return None
 
 

@@ -2,6 +2,7 @@
 
 Every `attempt.started` / `attempt.resumed` is recorded (one goal-lease hold each) before any template runs;
 the templates then run in worker threads, at most `max_parallel_work` at once, and the tick waits for all.
+A rule refusal of one item is reported as its outcome; a busy lease is an error the caller retries later.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import Any
 from harn_tui.core.errors import HarnError, Refused
 from harn_tui.core.faults import fault_point
 from harn_tui.core.layout import Layout
+from harn_tui.core.leases import LeaseBusy
 from harn_tui.core.planning import loop_view
 from harn_tui.core.projection import GoalView, WorkView
 from harn_tui.core.runner import AttemptResult, PreparedAttempt, begin_attempt, begin_resume
@@ -44,6 +46,8 @@ def accept_passing(layout: Layout, view: GoalView, report: TickReport) -> bool:
             continue
         try:
             outcome = accept_work(layout, item.id, actor=SUPERVISOR_ACTOR)
+        except LeaseBusy:
+            raise
         except Refused as refusal:
             report.outcomes.append({"kind": "accept", "work_id": item.id, "status": "refused",
                                     "reason": refusal.message})
@@ -85,6 +89,8 @@ def prepare_jobs(layout: Layout, goal_id: str, view: GoalView, report: TickRepor
 def _begin(jobs: list[PreparedAttempt], report: TickReport, item: WorkView, begin: Any) -> bool:
     try:
         jobs.append(begin())
+    except LeaseBusy:
+        raise
     except Refused as refusal:
         report.outcomes.append({"kind": "attempt", "work_id": item.id, "status": "refused",
                                 "reason": refusal.message})

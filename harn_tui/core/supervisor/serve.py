@@ -20,7 +20,7 @@ from typing import Any
 
 from watchfiles import watch
 
-from harn_tui.core.errors import HarnError
+from harn_tui.core.errors import CorruptJournal, HarnError
 from harn_tui.core.fsio import is_temp_name
 from harn_tui.core.ids import is_valid_id
 from harn_tui.core.journal import read_record
@@ -75,13 +75,19 @@ def serve_round(
     stop: threading.Event,
     on_report: ReportSink | None,
 ) -> int:
-    """Run every enrolled goal once (each a bounded `run`); returns how many goals raised an error."""
+    """Run every enrolled goal once (each a bounded `run`); returns how many goals raised an error.
+
+    An unreadable goal is skipped, not an error: it is a state the operator must repair, and backing off
+    for it would starve the healthy goals."""
     errors = 0
     for goal_id in enrolled_goals(layout, goal_ids):
         if stop.is_set():
             break
         try:
             report = _serve_goal(layout, goal_id, budgets.setdefault(goal_id, GoalBudget()), stop)
+        except CorruptJournal as error:
+            log.warning("supervisor serve: goal %s is unreadable, skipped: %s", goal_id, error.message)
+            continue
         except (HarnError, OSError) as error:
             errors += 1
             log.error("supervisor serve: goal %s: %s", goal_id, getattr(error, "message", error))

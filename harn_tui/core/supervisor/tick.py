@@ -6,7 +6,7 @@ from harn_tui.core.errors import NotFound, Refused
 from harn_tui.core.faults import fault_point
 from harn_tui.core.ids import check_id
 from harn_tui.core.layout import Layout
-from harn_tui.core.leases import HeldLease, try_hold
+from harn_tui.core.leases import HeldLease, LeaseBusy, try_hold
 from harn_tui.core.planning import PLAN_ACTIONS, PlanOutcome, loop_view, run_plan_cycle
 from harn_tui.core.queries import show_goal
 from harn_tui.core.supervisor.dispatch import dispatch_cycle
@@ -76,6 +76,8 @@ def auto_apply(layout: Layout, goal_id: str, outcome: PlanOutcome) -> PlanOutcom
         return outcome
     try:
         approve_plan(layout, goal_id, outcome.plan_id, actor=SUPERVISOR_ACTOR)
+    except LeaseBusy:
+        raise
     except Refused as refusal:
         return outcome.with_status("proposed", f"auto_apply refused: {refusal.message}")
     return outcome.with_status("completed" if outcome.decision == "complete" else "applied")

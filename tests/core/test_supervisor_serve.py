@@ -1,0 +1,146 @@
+"""`serve` in a background thread, as the console embeds it: wakes on an operator transition within a second,
+stops promptly, skips unreadable goals, and backs off on errors then recovers."""
+
+from __future__ import annotations
+
+import logging
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from harn_tui.core.layout import Layout
+from harn_tui.core.queries import show_goal
+from harn_tui.core.supervisor import TickReport, serve
+from harn_tui.core.transitions import approve_plan
+from tests.goal_kit import LOOP, GoalKit, apply_reply, item, lose_attempt, make_root, scripted
+
+
+@pytest.fixture
+def kit(layout: Layout, tmp_path: Path) -> GoalKit:
+    directory = tmp_path / "files"
+    directory.mkdir()
+    return GoalKit(layout, directory)
+
+
+class Served:
+    """A serve loop running in a thread, with the reports it produced."""
+
+    def __init__(self, layout: Layout, goal_ids: list[str], wake_interval_s: float) -> None:
+        self.stop = threading.Event()
+        self.reports: list[tuple[str, TickReport]] = []
+        self.thread = threading.Thread(
+            target=serve, args=(layout, goal_ids, wake_interval_s, self.stop, self._collect), daemon=True
+        )
+
+    def _collect(self, goal_id: str, report: TickReport) -> None:
+        self.reports.append((goal_id, report))
+
+    def halt(self, within_s: float = 3.0) -> float:
+        started = time.monotonic()
+        self.stop.set()
+        self.thread.join(within_s)
+        assert not self.thread.is_alive(), "serve did not stop"
+        return time.monotonic() - started
+
+
+@pytest.fixture
+def served() -> Iterator[Callable[..., Served]]:
+    loops: list[Served] = []
+
+    def start(layout: Layout, goal_ids: list[str] | None = None, wake_interval_s: float = 30.0) -> Served:
+        loop = Served(layout, goal_ids or [], wake_interval_s)
+        loops.append(loop)
+        loop.thread.start()
+        return loop
+
+    yield start
+    for loop in loops:
+        loop.stop.set()
+        loop.thread.join(10)
+
+
+def wait_for(condition: Callable[[], bool], timeout: float = 10.0, step: float = 0.01) -> float:
+    started = time.monotonic()
+    while not condition():
+        assert time.monotonic() - started < timeout, "condition not reached in time"
+        time.sleep(step)
+    return time.monotonic() - started
+
+
+def started_attempts(layout: Layout, work_id: str) -> int:
+    path = layout.work(work_id) / "events.jsonl"
+    return path.read_text().count('"attempt.started"') if path.exists() else 0
+
+
+def test_serve_reacts_to_an_operator_transition_within_a_second(
+    kit: GoalKit, served: Callable[..., Served]
+) -> None:
+    kit.team["planner"] = scripted(kit.directory, "planner", apply_reply(item("fresh")))
+    goal_id = kit.create(root_work=make_root(kit.layout, template=LOOP / "fail.py"))
+    loop = served(kit.layout, wake_interval_s=30.0)
+    wait_for(lambda: show_goal(kit.layout, goal_id).next_action == "review_plan")
+    time.sleep(0.4)
+    plan_id = show_goal(kit.layout, goal_id).pending_plan_id
+    assert plan_id is not None
+    approve_plan(kit.layout, goal_id, plan_id, actor="alice")
+    reacted = wait_for(lambda: started_attempts(kit.layout, f"{plan_id}-fresh") == 1, timeout=5)
+    assert reacted < 1.0, f"serve took {reacted:.2f} s to start the approved plan's work"
+    wait_for(lambda: show_goal(kit.layout, goal_id).next_action == "review")
+    assert any(r.dispatches for _, r in loop.reports)
+    assert loop.halt() < 1.0
+
+
+def test_serve_wakes_on_its_interval_and_enrolls_new_goals(kit: GoalKit, served: Callable[..., Served]) -> None:
+    loop = served(kit.layout, wake_interval_s=0.2)
+    time.sleep(0.3)
+    goal_id = kit.create(root_work=make_root(kit.layout))
+    wait_for(lambda: show_goal(kit.layout, goal_id).next_action == "review", timeout=5)
+    loop.halt()
+
+
+def test_serve_skips_an_unreadable_goal_and_serves_the_others(
+    kit: GoalKit, served: Callable[..., Served], caplog: pytest.LogCaptureFixture
+) -> None:
+    broken = kit.layout.goal("goal-broken")
+    broken.mkdir(parents=True)
+    (broken / "goal.json").write_text("{not json")
+    goal_id = kit.create(root_work=make_root(kit.layout))
+    with caplog.at_level(logging.WARNING, logger="harn_tui.supervisor"):
+        loop = served(kit.layout, wake_interval_s=0.2)
+        wait_for(lambda: show_goal(kit.layout, goal_id).next_action == "review", timeout=5)
+        loop.halt()
+    assert "goal-broken is unreadable" in caplog.text
+    assert "backing off" not in caplog.text
+
+
+def test_serve_backs_off_on_errors_and_recovers(
+    kit: GoalKit, served: Callable[..., Served], caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HARN_LEASE_TIMEOUT_S", "0.2")
+    goal_id = kit.create(root_work=make_root(kit.layout, template=LOOP / "fail.py"))
+    lose_attempt(kit.layout, "root-work", goal_id)
+    lease = kit.layout.goal(goal_id) / "lease"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time; from filelock import FileLock; l = FileLock(sys.argv[1]); "
+         "l.acquire(); print('held', flush=True); sys.stdin.read()", str(lease)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        with caplog.at_level(logging.WARNING, logger="harn_tui.supervisor"):
+            loop = served(kit.layout, wake_interval_s=0.05)
+            wait_for(lambda: "backing off 1 s" in caplog.text, timeout=5)
+            assert "busy" in caplog.text
+            time.sleep(0.5)
+            assert caplog.text.count("backing off") <= 2, "errors must not be retried in a hot loop"
+    finally:
+        assert holder.stdin is not None
+        holder.stdin.close()
+        holder.wait()
+    wait_for(lambda: show_goal(kit.layout, goal_id).next_action == "review_plan", timeout=10)
+    loop.halt()
