@@ -1,0 +1,1 @@
+"""Assets of `harn demo`: a team of scripted specialists, their replies, replanning files and templates."""
