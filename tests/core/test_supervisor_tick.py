@@ -249,3 +249,30 @@ def test_a_missing_proof_fails_the_attempt(kit: GoalKit) -> None:
     goal_id = kit.create(root_work=make_root(kit.layout, template=LOOP / "no_proof.py"))
     [outcome] = tick_goal(kit.layout, goal_id).outcomes
     assert outcome["status"] == "failed" and "proof" in outcome["reason"]
+
+
+def test_a_mission_runs_from_its_initial_plan_to_completion(kit: GoalKit) -> None:
+    milestone = {"sequence": 1, "title": "Durable queue", "objective": "Jobs survive a crash.", "acceptance": []}
+    kit.team["planner"] = scripted(
+        kit.directory, "planner",
+        apply_reply(item("durable-queue"), milestone=milestone),
+        {"decision": "complete", "rationale": "Every acceptance criterion of the mission holds."},
+    )
+    goal_id = kit.create(mission={"objective": "Replace the queue.", "acceptance": ["no job lost"],
+                                  "max_milestones": 2}, auto_apply=True, options={"accept_passing_proof": True})
+    report = run_goal(kit.layout, goal_id)
+    plans = [(o["trigger"], o["decision"], o["status"]) for o in report.outcomes if o["kind"] == "plan"]
+    assert plans == [("initial", "apply", "applied"), ("milestone", "complete", "completed")]
+    assert report.stop_reason == "succeeded"
+    goal = report.goal
+    assert goal is not None and (goal.milestones_completed, goal.generation, goal.replans_used) == (1, 1, 2)
+
+
+def test_an_invalid_proof_fails_the_attempt(kit: GoalKit, tmp_path: Path) -> None:
+    template = tmp_path / "bad_proof.py"
+    template.write_text("#!/usr/bin/env python3\nimport os\n"
+                        "open(os.environ['HARN_PROOF'], 'w').write('{\"status\": 1}')\n")
+    template.chmod(0o755)
+    goal_id = kit.create(root_work=make_root(kit.layout, template=template))
+    [outcome] = tick_goal(kit.layout, goal_id).outcomes
+    assert outcome["status"] == "failed" and "proof" in outcome["reason"]
