@@ -32,12 +32,29 @@ def _goal_text(goal: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _tick_text(report: dict[str, Any]) -> str:
+    """`supervisor tick|run`: why it stopped, what it did (one line per outcome), then the goal."""
+    lines = [
+        f"stopped: {report['stop_reason']}  (cycles {report['cycles']}, dispatches {report['dispatches']},"
+        f" acceptances {report['acceptances']}, replans {report['replans']})"
+    ]
+    for outcome in report["outcomes"]:
+        subject = outcome.get("plan_id") or outcome.get("work_id")
+        lines.append(f"  {outcome['kind']} {subject}: {outcome['status']}"
+                     + (f" ({outcome['reason']})" if outcome.get("reason") else ""))
+    if report.get("goal"):
+        lines.append(_goal_text(report["goal"]))
+    return "\n".join(lines)
+
+
 def render_text(route: tuple[str, ...], document: Any) -> str:
     if "outcome" in document and "event" in document:
         event = document["event"]
         return f"{document['outcome']}: {event.get('event', '')} (seq {event.get('seq', '?')})"
     if route in (("supervisor", "show"), ("supervisor", "create")):
         return _goal_text(document)
+    if route in (("supervisor", "tick"), ("supervisor", "run")):
+        return _tick_text(document)
     if route == ("supervisor", "list"):
         lines = [_goal_line(g) for g in document["goals"]] or ["no goals"]
         lines += [f"problem: {p['path']}: {p['problem']}" for p in document["problems"]]

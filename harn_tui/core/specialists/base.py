@@ -49,9 +49,10 @@ class SpecialistCall:
 
 
 def child_environment(call: SpecialistCall) -> dict[str, str]:
-    """The child's environment: the caller's, plus `HARN_ROLE`, `HARN_SPECIALIST`, `HARN_PLAN_SEQUENCE`,
-    `HARN_CALL` and the call's context (`HARN_GOAL_ID`, `HARN_PLAN_ID`, `HARN_ROOT`)."""
-    env = dict(os.environ)
+    """The child's environment: the caller's (without `HARN_FAULT`, which is for the harn process itself),
+    plus `HARN_ROLE`, `HARN_SPECIALIST`, `HARN_PLAN_SEQUENCE`, `HARN_CALL` and the call's context
+    (`HARN_GOAL_ID`, `HARN_PLAN_ID`, `HARN_ROOT`)."""
+    env = {key: value for key, value in os.environ.items() if key != "HARN_FAULT"}
     env.update(
         {
             "HARN_ROLE": call.role,
