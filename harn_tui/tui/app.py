@@ -11,6 +11,7 @@ import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from textual import work
 from textual.app import App
@@ -22,7 +23,7 @@ from harn_tui.core.console_model import ConsoleModel, ModelUpdate, SeenEvent
 from harn_tui.core.errors import HarnError
 from harn_tui.core.layout import Layout
 from harn_tui.core.presence import HEARTBEAT_EVERY_S, Heartbeat, Presence
-from harn_tui.tui.dispatch import Request, run_request
+from harn_tui.tui.dispatch import Request, run_request, tick_summary
 from harn_tui.tui.messages import Dispatched, SupervisorStatus, TreeChanged
 from harn_tui.tui.screens.main import MainScreen
 from harn_tui.tui.watcher import TreeWatcher
@@ -79,6 +80,7 @@ class HarnConsole(App[None]):
         self._supervisor_stop: threading.Event | None = None
         self._supervisor_thread: threading.Thread | None = None
         self._beat_key: tuple[str | None, str | None] | None = None
+        self.last_tick: str | None = None
 
     # ----- lifecycle
 
@@ -166,6 +168,7 @@ class HarnConsole(App[None]):
         self.main.show_header(HeaderState(
             root=self.root_label, actor=self.actor, others=self.others, supervisor=self.supervisor_status,
             last_supervisor_event=model.last_supervisor_event if model is not None else None,
+            last_tick=self.last_tick,
         ))
 
     # ----- notifications
@@ -249,14 +252,20 @@ class HarnConsole(App[None]):
             self.post_message(SupervisorStatus("unavailable", str(error)))
             return
         self.post_message(SupervisorStatus("on"))
+
+        def on_report(goal_id: str, report: Any) -> None:
+            self.post_message(SupervisorStatus("on", last_tick=f"{goal_id}: {tick_summary(report)}"))
+
         try:
-            serve(self.layout, [], SUPERVISOR_WAKE_S, stop)
+            serve(self.layout, [], SUPERVISOR_WAKE_S, stop, on_report)
         except HarnError as error:
             self.post_message(SupervisorStatus("failed", error.message))
             return
         self.post_message(SupervisorStatus("off"))
 
     def on_supervisor_status(self, message: SupervisorStatus) -> None:
+        if message.last_tick:
+            self.last_tick = message.last_tick
         self.supervisor_status = message.status if not message.detail else f"{message.status}: {message.detail}"
         if message.detail:
             self.note("warning", "embedded supervisor", f"{message.status}: {message.detail}")

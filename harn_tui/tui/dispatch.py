@@ -38,8 +38,13 @@ def _outcome_kind(outcome: Any) -> str | None:
     kind = getattr(outcome, "outcome", None)
     if isinstance(kind, str):
         return kind
-    stop = getattr(outcome, "stop_reason", None)
-    return f"stopped: {stop}" if isinstance(stop, str) else None
+    return tick_summary(outcome) if hasattr(outcome, "stop_reason") else None
+
+
+def tick_summary(report: Any) -> str:
+    """`needs_human after 1 cycle: 1 dispatch, 0 acceptances, 0 replans` for a tick or run report."""
+    counts = ", ".join(f"{getattr(report, name, 0)} {name}" for name in ("dispatches", "acceptances", "replans"))
+    return f"{getattr(report, 'stop_reason', '?')} after {getattr(report, 'cycles', 0)} cycle(s): {counts}"
 
 
 def approve_plan(goal_id: str, plan_id: str, reason: str | None = None) -> Request:

@@ -41,7 +41,8 @@ class Dispatched(Message):
 class SupervisorStatus(Message):
     """The embedded supervisor loop started, stopped or failed."""
 
-    def __init__(self, status: str, detail: str = "") -> None:
+    def __init__(self, status: str, detail: str = "", last_tick: str | None = None) -> None:
         super().__init__()
         self.status = status
         self.detail = detail
+        self.last_tick = last_tick

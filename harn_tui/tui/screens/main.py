@@ -13,7 +13,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.events import DescendantFocus
 from textual.screen import Screen
-from textual.widgets import Button, DataTable, Footer, TabbedContent, TabPane
+from textual.widgets import Button, DataTable, TabbedContent, TabPane
 
 from harn_tui.core.console_model import ConsoleModel, ModelUpdate
 from harn_tui.core.console_views import first_needing_human, pending_approval, review_queue
@@ -22,6 +22,7 @@ from harn_tui.tui.commands import ConsoleCommands, bindings
 from harn_tui.tui.screens.transitions import TransitionActions
 from harn_tui.tui.widgets.attention import AttentionPanel
 from harn_tui.tui.widgets.findings import FindingsPanel
+from harn_tui.tui.widgets.footer import StableFooter
 from harn_tui.tui.widgets.goals import GoalsPanel
 from harn_tui.tui.widgets.graph import GraphPanel
 from harn_tui.tui.widgets.header import HeaderBar, HeaderState
@@ -83,7 +84,7 @@ class MainScreen(TransitionActions, Screen[None]):
                     yield FindingsPanel(id="findings")
                 with TabPane("Item", id="tab-item"):
                     yield ItemDetail(id="item")
-        yield Footer()
+        yield StableFooter()
 
     async def on_mount(self) -> None:
         goals = self.model.goal_list()

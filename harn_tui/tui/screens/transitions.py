@@ -55,7 +55,6 @@ class TransitionActions:
         @property
         def focused(self) -> Widget | None: ...
         def query_one(self, selector: Any, expect_type: Any = None) -> Any: ...
-        def push_screen(self, *args: Any, **kwargs: Any) -> Any: ...
 
     # ----- what the focus addresses
 
@@ -132,8 +131,8 @@ class TransitionActions:
                 self.console.dispatch(requests.reject_plan(goal_id, plan_id, answer.reason),
                                       self._plan_events(goal_id, plan_id))
 
-        self.push_screen(ReasonForm(f"Reject plan {plan_id}", context, required=True, submit_label="Reject"),
-                         callback=done)
+        form = ReasonForm(f"Reject plan {plan_id}", context, required=True, submit_label="Reject")
+        self.console.push_screen(form, callback=done)
 
     def action_retry_plan(self) -> None:
         goal = self.goal
@@ -152,8 +151,9 @@ class TransitionActions:
                 self.console.dispatch(requests.retry_plan(goal_id, plan_id, answer.reason),
                                       self._plan_events(goal_id, plan_id))
 
-        self.push_screen(ReasonForm(f"Retry plan {plan_id}", context, required=True, submit_label="Retry",
-                                    allowed=eligibility.eligible), callback=done)
+        form = ReasonForm(f"Retry plan {plan_id}", context, required=True, submit_label="Retry",
+                          allowed=eligibility.eligible)
+        self.console.push_screen(form, callback=done)
 
     # ----- work verbs
 
@@ -174,7 +174,7 @@ class TransitionActions:
                 self.console.dispatch(requests.accept_work(work_id, answer.dispositions, answer.reason),
                                       self._work_events(work_id))
 
-        self.push_screen(AcceptForm(work_id, self._work_context(work), list(work.open_findings)), callback=done)
+        self.console.push_screen(AcceptForm(work_id, self._work_context(work), list(work.open_findings)), callback=done)
 
     def action_reopen_work(self) -> None:
         work = self.focused_work()
@@ -187,7 +187,7 @@ class TransitionActions:
                 self.console.dispatch(requests.reopen_work(work_id, answer.findings, answer.reason),
                                       self._work_events(work_id))
 
-        self.push_screen(ReopenForm(work_id, self._work_context(work)), callback=done)
+        self.console.push_screen(ReopenForm(work_id, self._work_context(work)), callback=done)
 
     def action_cancel_work(self) -> None:
         work = self.focused_work()
@@ -201,8 +201,8 @@ class TransitionActions:
             if answer is not None:
                 self.console.dispatch(requests.cancel_work(work_id, answer.reason), self._work_events(work_id))
 
-        self.push_screen(ReasonForm(f"Cancel work {work_id}?", context, required=False, submit_label="Cancel work"),
-                         callback=done)
+        form = ReasonForm(f"Cancel work {work_id}?", context, required=False, submit_label="Cancel work")
+        self.console.push_screen(form, callback=done)
 
     def _approval_paths(self, approval_id: str) -> list[Path]:
         return [self.model.layout.approval(approval_id) / "decision.json"]
@@ -228,8 +228,8 @@ class TransitionActions:
                 self.console.dispatch(requests.decide_request(approval_id, "deny", answer.reason),
                                       self._approval_paths(approval_id))
 
-        self.push_screen(ReasonForm(f"Deny request {approval_id}", context, required=False, submit_label="Deny"),
-                         callback=done)
+        form = ReasonForm(f"Deny request {approval_id}", context, required=False, submit_label="Deny")
+        self.console.push_screen(form, callback=done)
 
     # ----- goal verbs
 

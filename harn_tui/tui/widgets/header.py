@@ -19,6 +19,7 @@ class HeaderState:
     others: tuple[Presence, ...] = ()
     supervisor: str = "off"
     last_supervisor_event: SeenEvent | None = None
+    last_tick: str | None = None
 
 
 def _where(presence: Presence) -> str:
@@ -40,9 +41,13 @@ def header_content(state: HeaderState) -> Content:
                                       (" on ", "dim"), literal(_where(presence))))
     second = Content.assemble(("here too: ", "dim"), Content("; ").join(parts)) if parts else Content("")
     last = state.last_supervisor_event
-    if last is not None:
-        tick = Content.assemble(("last supervisor event: ", "dim"), literal(f"{last.event} {last.target} {last.ts}"))
-        second = second + Content("  ") + tick if parts else tick
+    tick: Content | None = None
+    if state.last_tick:
+        tick = Content.assemble(("last tick ", "dim"), literal(state.last_tick))
+    elif last is not None:
+        tick = Content.assemble(("last supervisor event ", "dim"), literal(f"{last.event} {last.target} {last.ts}"))
+    if tick is not None:
+        second = second + Content("  · ") + tick if parts else tick
     return Content("\n").join([first, second])
 
 

@@ -1,0 +1,90 @@
+"""On start the first goal needing a human is selected and its decision is on screen, with no key pressed."""
+
+from __future__ import annotations
+
+import pytest
+from textual.widgets import Static, TabbedContent
+
+from harn_tui.core.layout import Layout
+from harn_tui.tui.widgets.goals import GoalsPanel
+from harn_tui.tui.widgets.plans import PlanCard
+from tests.tui import builders as b
+from tests.tui import scenarios as s
+from tests.tui.conftest import Factory
+
+pytestmark = pytest.mark.anyio
+
+
+def active_keys(app: object) -> dict[str, str]:
+    screen = app.screen  # type: ignore[attr-defined]
+    return {key: active.binding.action for key, active in screen.active_bindings.items() if active.enabled}
+
+
+async def test_start_selects_the_pending_plan_and_shows_its_approval_card(everything: Layout, console: Factory) -> None:
+    app = console()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        screen = app.main
+        assert screen.goal_id == s.PLAN_GOAL
+        assert screen.query_one(TabbedContent).active == "tab-plans"
+        cards = list(screen.query(PlanCard))
+        assert [c.plan.id for c in cards] == [s.PENDING_PLAN, s.APPLIED_PLAN]
+        body = str(cards[0].query_one(".plan-body", Static).content)
+        assert body.startswith("APPROVAL NEEDED")
+        assert "Add a bracket-depth guard" in body and "Verify the parser suite" in body
+        assert cards[0].query_one(".card-buttons").display and not cards[1].query_one(".card-buttons").display
+        keys = active_keys(app)
+        assert keys["a"] == "approve_plan" and keys["x"] == "reject_plan"
+
+
+async def test_untrusted_rationale_is_rendered_literally_without_crashing(everything: Layout, console: Factory) -> None:
+    app = console()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        body = str(app.main.query(PlanCard).first().query_one(".plan-body", Static).content)
+        assert "[bold]not bold[/bold] [link=http://x]click[/link] ␛[31mred␛[0m [ABC] [$var] end" in body
+        assert "\x1b" not in body
+        svg = app.export_screenshot()
+        assert "[bold]not&#160;bold[/bold]" in svg or "[bold]not bold[/bold]" in svg
+        assert "\x1b" not in svg
+
+
+async def test_corrupt_goal_is_listed_with_its_reason_beside_the_sound_ones(everything: Layout,
+                                                                          console: Factory) -> None:
+    app = console()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        goals = app.main.query_one(GoalsPanel)
+        row = goals.get_row(s.CORRUPT_GOAL)
+        assert row[0].plain == "⌧ corrupt"
+        assert "goal.json" in row[-1].plain and "title" in row[-1].plain
+        goals.focus()
+        goals.select_key(s.CORRUPT_GOAL)
+        await pilot.pause()
+        assert app.main.goal_id == s.CORRUPT_GOAL
+        keys = active_keys(app)
+        assert not {"a", "x", "r", "t"} & set(keys)
+        attention = str(app.main.query_one("#attention-body", Static).content)
+        assert "unreadable" in attention
+        goals.select_key(s.ATTENTION_GOAL)
+        await pilot.pause()
+        assert active_keys(app)["r"] == "retry_plan"
+
+
+async def test_no_goal_needing_a_human_selects_the_first_goal(layout: Layout, console: Factory) -> None:
+    b.work(layout, "solo", title="Solo work")
+    b.goal(layout, "goal-only", root="solo")
+    app = console()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert app.main.goal_id == "goal-only"
+        assert app.main.query_one(TabbedContent).active == "tab-attention"
+        assert app.focused is app.main.query_one(GoalsPanel)
+
+
+async def test_empty_tree_opens_with_a_hint(layout: Layout, console: Factory) -> None:
+    app = console()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert app.main.goal_id is None
+        assert "no goals yet" in str(app.main.query_one(GoalsPanel).border_subtitle)

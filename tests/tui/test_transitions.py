@@ -1,0 +1,286 @@
+"""Every transition from the keyboard (and the palette), through its form, into the real core.
+
+Each test asserts what lands on disk (the event, its actor and arguments) and what the operator is told.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from textual.widgets import Button, Input, RadioButton, Static
+
+from harn_tui.core.errors import HarnError
+from harn_tui.core.layout import Layout
+from harn_tui.core.transitions import approve_plan, reject_plan
+from harn_tui.tui import dispatch as requests
+from harn_tui.tui.forms.accept import AcceptForm
+from harn_tui.tui.forms.reason import ReasonForm
+from harn_tui.tui.forms.reopen import ReopenForm
+from harn_tui.tui.widgets.goals import GoalsPanel
+from harn_tui.tui.widgets.graph import GraphPanel
+from harn_tui.tui.widgets.plans import PlanCard
+from tests.tui import scenarios as s
+from tests.tui.conftest import Factory, notices, plan_events, settle, work_events
+
+pytestmark = pytest.mark.anyio
+
+
+async def focus_goal(app: object, pilot: object, goal_id: str, panel_key: str) -> None:
+    goals = app.main.query_one(GoalsPanel)  # type: ignore[attr-defined]
+    goals.focus()
+    goals.select_key(goal_id)
+    await pilot.pause()  # type: ignore[attr-defined]
+    await pilot.press(panel_key)  # type: ignore[attr-defined]
+    await pilot.pause()  # type: ignore[attr-defined]
+
+
+async def test_approve_from_the_keyboard_applies_the_plan_and_updates_the_panels(everything: Layout,
+                                                                                  console: Factory) -> None:
+    app = console()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("a")
+        await settle(pilot, app)
+        applied = [e for e in plan_events(everything, s.PLAN_GOAL, s.PENDING_PLAN) if e["event"] == "plan.applied"]
+        assert len(applied) == 1 and applied[0]["actor"] == "alice"
+        assert f"information|done|approve plan {s.PENDING_PLAN}: applied" in notices(app)
+        goal = app.main.goal
+        assert goal is not None and goal.active_root == f"{s.PENDING_PLAN}-verify"
+        cards = list(app.main.query(PlanCard))
+        assert cards[0].plan.status == "applied" and not cards[0].query_one(".card-buttons").display
+        assert "approve_plan" not in {b.binding.action for b in app.screen.active_bindings.values()}
+        # a repeat of the same approval is idempotent: already done, nothing written
+        app.dispatch(requests.approve_plan(s.PLAN_GOAL, s.PENDING_PLAN))
+        await settle(pilot, app)
+        assert notices(app)[-1] == (f"information|already done|approve plan {s.PENDING_PLAN}: "
+                                    "already done, nothing written")
+        assert len(plan_events(everything, s.PLAN_GOAL, s.PENDING_PLAN)) == len(
+            [e for e in plan_events(everything, s.PLAN_GOAL, s.PENDING_PLAN)])
+
+
+async def test_approve_from_the_command_palette(everything: Layout, console: Factory) -> None:
+    app = console()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"appr p")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await settle(pilot, app)
+        events = [e["event"] for e in plan_events(everything, s.PLAN_GOAL, s.PENDING_PLAN)]
+        assert events[-1] == "plan.applied"
+
+
+async def test_reject_needs_a_reason_and_records_it_verbatim(everything: Layout, console: Factory) -> None:
+    app = console()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("x")
+        await pilot.pause()
+        form = app.screen
+        assert isinstance(form, ReasonForm)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert "a reason is required" in str(form.query_one("#error", Static).content)
+        assert app.screen is form
+        form.query_one("#reason", Input).value = "  too risky: [red]x[/red] \x1b[2J  "
+        await pilot.press("enter")
+        await settle(pilot, app)
+        rejected = plan_events(everything, s.PLAN_GOAL, s.PENDING_PLAN)[-1]
+        assert rejected["event"] == "plan.rejected" and rejected["reason"] == "too risky: [red]x[/red] \x1b[2J"
+        assert app.main.goal is not None and app.main.goal.latest_plan is not None
+        assert app.main.goal.latest_plan.status == "rejected"
+
+
+async def test_retry_shows_eligibility_first_and_counts_characters_live(layout: Layout, console: Factory) -> None:
+    s.attention_goal(layout)
+    app = console()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        assert app.main.context() == "attention"
+        await pilot.press("r")
+        await pilot.pause()
+        form = app.screen
+        assert isinstance(form, ReasonForm)
+        context = str(form.context)
+        assert "✔ eligible" in context and "fingerprint unchanged" in context and "replan slot left" in context
+        field = form.query_one("#reason", Input)
+        await pilot.press(*"abc")
+        assert str(form.query_one("#counter", Static).content) == "3/2,000"
+        field.value = "y" * 2001
+        await pilot.pause()
+        counter = form.query_one("#counter", Static)
+        assert str(counter.content) == "2,001/2,000" and counter.has_class("-over")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert "at most 2,000" in str(form.query_one("#error", Static).content)
+        assert [e["event"] for e in plan_events(layout, s.ATTENTION_GOAL, s.ATTENTION_PLAN)][-1] == "plan.attention"
+        field.value = "staging is reachable again; try the network path"
+        await pilot.press("ctrl+s")
+        await settle(pilot, app)
+        last = plan_events(layout, s.ATTENTION_GOAL, s.ATTENTION_PLAN)[-1]
+        assert last["event"] == "plan.retry_requested" and last["reason"].startswith("staging is reachable")
+
+
+async def test_retry_that_is_not_eligible_says_why_and_cannot_be_submitted(layout: Layout, console: Factory) -> None:
+    s.attention_goal(layout, eligible=False)
+    app = console()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("r")
+        await pilot.pause()
+        form = app.screen
+        assert isinstance(form, ReasonForm)
+        context = str(form.context)
+        assert "✖ not eligible" in context and "the active graph changed since the plan was requested" in context
+        assert form.query_one("#submit", Button).disabled and form.query_one("#reason", Input).disabled
+        await pilot.press("ctrl+s")
+        await pilot.press("escape")
+        await settle(pilot, app)
+        assert [e["event"] for e in plan_events(layout, s.ATTENTION_GOAL, s.ATTENTION_PLAN)][-1] == "plan.attention"
+
+
+async def test_reopen_with_several_findings(layout: Layout, console: Factory) -> None:
+    s.review_goal(layout)
+    app = console()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        assert app.main.context() == "findings"
+        await pilot.press("o")
+        await pilot.pause()
+        form = app.screen
+        assert isinstance(form, ReopenForm)
+        form.query_one("#finding-1", Input).value = "the [b]title[/b] is wrong"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert form.focused is form.query_one("#finding-2", Input)
+        await pilot.press(*"the footer")
+        await pilot.press("ctrl+s")
+        await settle(pilot, app)
+        last = work_events(layout, "docs")[-1]
+        assert last["event"] == "work.reopened" and last["actor"] == "alice"
+        assert [(f["id"], f["statement"]) for f in last["findings"]] == [
+            ("f1", "the [b]title[/b] is wrong"), ("f2", "the footer")]
+        assert app.main.goal is not None and app.main.goal.work_item("docs").state == "ready"  # type: ignore[union-attr]
+
+
+async def test_accept_disposes_every_open_finding(layout: Layout, console: Factory) -> None:
+    s.review_goal(layout)
+    app = console()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("a")
+        await pilot.pause()
+        form = app.screen
+        assert isinstance(form, AcceptForm)
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        error = str(form.query_one("#error", Static).content)
+        assert "f1: choose fixed or deferred" in error and "f2: choose fixed or deferred" in error
+        form.query_one("#fixed-f1", RadioButton).value = True
+        form.query_one("#deferred-f2", RadioButton).value = True
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert "f2: deferring needs a reason" in str(form.query_one("#error", Static).content)
+        form.query_one("#why-f2", Input).value = "next release: screenshots need the new theme"
+        await pilot.press("ctrl+s")
+        await settle(pilot, app)
+        last = work_events(layout, "docs")[-1]
+        assert last["event"] == "work.accepted"
+        assert last["dispositions"] == [
+            {"id": "f1", "outcome": "fixed", "reason": None},
+            {"id": "f2", "outcome": "deferred", "reason": "next release: screenshots need the new theme"}]
+        assert app.main.goal is not None and app.main.goal.state == "succeeded"
+
+
+async def test_cancel_asks_to_confirm(layout: Layout, console: Factory) -> None:
+    s.review_goal(layout)
+    app = console()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("c")
+        await pilot.pause()
+        assert isinstance(app.screen, ReasonForm)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert work_events(layout, "docs")[-1]["event"] == "attempt.finished"
+        await pilot.press("c")
+        await pilot.pause()
+        app.screen.query_one("#reason", Input).value = "superseded by the wiki"
+        await pilot.press("enter")
+        await settle(pilot, app)
+        last = work_events(layout, "docs")[-1]
+        assert last["event"] == "work.cancelled" and last["reason"] == "superseded by the wiki"
+
+
+@pytest.mark.parametrize(("key", "verdict"), [("y", "approve"), ("n", "deny")])
+async def test_approval_request_approve_and_deny(layout: Layout, console: Factory, key: str, verdict: str) -> None:
+    s.approval_goal(layout)
+    app = console()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        assert app.main.context() == "graph"
+        await pilot.press(key)
+        await pilot.pause()
+        if verdict == "deny":
+            assert isinstance(app.screen, ReasonForm)
+            app.screen.query_one("#reason", Input).value = "not during business hours"
+            await pilot.press("enter")
+        await settle(pilot, app)
+        decision = json.loads((layout.approval("apr-run-migrate-1-1") / "decision.json").read_text())
+        assert decision["verdict"] == verdict and decision["actor"] == "alice"
+        assert decision["reason"] == ("not during business hours" if verdict == "deny" else None)
+        assert {"y", "n"}.isdisjoint(app.screen.active_bindings)
+
+
+async def test_tick_runs_one_supervisor_cycle(layout: Layout, console: Factory) -> None:
+    from tests.tui import builders as b
+
+    b.work(layout, "build", title="Build it")
+    b.goal(layout, "goal-tick", root="build")
+    app = console()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("t")
+        for _ in range(200):
+            await pilot.pause(0.05)
+            if any(n.title == "done" for n in app.notices):
+                break
+        assert any(n.message.startswith("tick goal goal-tick: ") for n in app.notices if n.title == "done")
+        started = [e for e in work_events(layout, "build") if e["event"] == "attempt.started"]
+        assert len(started) == 1
+        await pilot.pause()
+        item = app.main.goal.work_item("build")  # type: ignore[union-attr]
+        assert item is not None and item.attempts_used == 1
+
+
+async def test_a_refusal_is_shown_verbatim(everything: Layout, console: Factory) -> None:
+    app = console()
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        await pilot.pause()
+        reject_plan(everything, s.PLAN_GOAL, s.PENDING_PLAN, actor="bob", reason="bob got there first")
+        await pilot.press("a")
+        await settle(pilot, app)
+        with pytest.raises(HarnError) as refusal:
+            approve_plan(everything, s.PLAN_GOAL, s.PENDING_PLAN, actor="alice")
+        assert f"error|refused: approve plan {s.PENDING_PLAN}|{refusal.value.message}" in notices(app)
+        assert f"information|bob|bob rejected plan {s.PENDING_PLAN} (goal {s.PLAN_GOAL})" in notices(app)
+        assert app.main.goal is not None and app.main.goal.latest_plan.status == "rejected"  # type: ignore[union-attr]
+
+
+async def test_graph_selection_shows_item_detail(everything: Layout, console: Factory) -> None:
+    app = console()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("2")
+        graph = app.main.query_one(GraphPanel)
+        assert graph.select_key("item:investigate")
+        await pilot.pause()
+        body = str(app.main.query_one("#item-body", Static).content)
+        assert "Investigate the crash" in body and "superseded (not dispatchable)" in body
+        assert "Objective" in body and "Do investigate" in body
+        assert "#1 initial ✖ failed run-investigate-1" in body and "segfault in the lexer" in body
+        assert "History (seq · time · event · actor · reason)" in body
+        assert "  1 2026-07-16T10:00:00.000Z work.created alice" in body
