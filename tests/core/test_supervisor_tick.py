@@ -93,8 +93,8 @@ def test_ready_items_run_concurrently_up_to_max_parallel_work(
     starts = {w: float(t) for kind, w, t in lines if kind == "start"}
     ends = {w: float(t) for kind, w, t in lines if kind == "end"}
     assert sorted(starts) == ["leaf-a", "leaf-b"], "two at once, in closure order"
-    assert max(starts.values()) < min(ends.values()), "the two attempts overlapped"
-    assert elapsed < 1.15, f"two 0.6 s attempts took {elapsed:.2f} s: not concurrent"
+    assert max(starts.values()) < min(ends.values()), "the two attempts must overlap"
+    assert elapsed < 2 * 0.6 + 1.0, f"two 0.6 s attempts took {elapsed:.2f} s"
     final = run_goal(kit.layout, goal_id)
     assert final.stop_reason == "succeeded" and final.acceptances == 4
     assert final.goal is not None and final.goal.attempts_used == 4
