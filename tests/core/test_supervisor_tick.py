@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from harn_tui.core.creation import create_work
+from harn_tui.core.errors import Refused
 from harn_tui.core.layout import Layout
 from harn_tui.core.supervisor import run_goal, tick_goal
 from harn_tui.core.transitions import approve_plan, decide_approval, reopen_work
@@ -173,14 +174,20 @@ def test_auto_apply_applies_through_the_approve_transition(kit: GoalKit) -> None
     assert list(goal.governed_work_ids) == ["root-work", f"{plans[0]['plan_id']}-fresh"]
 
 
-def test_auto_apply_is_refused_when_a_template_changed_and_the_proposal_waits(kit: GoalKit) -> None:
+def test_auto_apply_is_refused_when_a_template_changed_and_the_proposal_waits(
+    kit: GoalKit, root: Path, snapshot_tree: Snapshot
+) -> None:
     kit.team["planner"] = command("python3", str(LOOP / "edit_then_plan.py"), kit.templates["implement"]["path"])
     goal_id = kit.create(root_work=make_root(kit.layout, template=LOOP / "fail.py"), auto_apply=True)
     report = run_goal(kit.layout, goal_id)
     [plan] = [o for o in report.outcomes if o["kind"] == "plan"]
     assert plan["status"] == "proposed" and "auto_apply refused" in plan["reason"] and "changed" in plan["reason"]
     assert report.goal is not None and report.goal.next_action == "review_plan"
-    with pytest.raises(Exception, match="changed"):
+    before = snapshot_tree(root)
+    again = tick_goal(kit.layout, goal_id)
+    assert (again.stop_reason, again.cycles, again.outcomes) == ("needs_human", 0, [])
+    assert snapshot_tree(root) == before, "a refused auto-apply writes nothing"
+    with pytest.raises(Refused, match="changed"):
         approve_plan(kit.layout, goal_id, plan["plan_id"], actor="alice")
 
 

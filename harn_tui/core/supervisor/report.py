@@ -41,10 +41,12 @@ class TickReport:
     replans: int = 0
     outcomes: list[dict[str, Any]] = field(default_factory=list)
     goal: GoalView | None = None
+    applied: int = 0
 
     @property
     def acted(self) -> bool:
-        return bool(self.dispatches or self.acceptances or self.replans)
+        """True if the tick wrote something (`applied` counts auto-applied plans; it is not in the document)."""
+        return bool(self.dispatches or self.acceptances or self.replans or self.applied)
 
     def absorb(self, other: TickReport) -> None:
         """Add one tick's counts and outcomes to this run's."""
@@ -52,6 +54,7 @@ class TickReport:
         self.dispatches += other.dispatches
         self.acceptances += other.acceptances
         self.replans += other.replans
+        self.applied += other.applied
         self.outcomes.extend(other.outcomes)
         self.stop_reason = other.stop_reason
 

@@ -8,6 +8,7 @@ from harn_tui.core.ids import check_id
 from harn_tui.core.layout import Layout
 from harn_tui.core.leases import HeldLease, LeaseBusy, try_hold
 from harn_tui.core.planning import PLAN_ACTIONS, PlanOutcome, loop_view, run_plan_cycle
+from harn_tui.core.projection import GoalView
 from harn_tui.core.queries import show_goal
 from harn_tui.core.supervisor.dispatch import dispatch_cycle
 from harn_tui.core.supervisor.report import TickReport, stop_reason_for
@@ -48,6 +49,8 @@ def tick_locked(layout: Layout, goal_id: str) -> TickReport:
     report = TickReport(stop_reason_for(view))
     if view.next_action in PLAN_ACTIONS:
         plan_step(layout, goal_id, report)
+    elif view.next_action == "review_plan" and auto_applies(view):
+        finish_auto_apply(layout, view, report)
     elif view.next_action == "run":
         dispatch_cycle(layout, goal_id, view, report)
     if report.acted:
@@ -69,10 +72,27 @@ def plan_step(layout: Layout, goal_id: str, report: TickReport) -> None:
     report.outcomes.append(outcome.to_json())
 
 
+def auto_applies(view: GoalView) -> bool:
+    replanning = view.intent.replanning if view.intent is not None else None
+    return replanning is not None and replanning.auto_apply
+
+
+def finish_auto_apply(layout: Layout, view: GoalView, report: TickReport) -> None:
+    """A proposal still pending under `auto_apply` (its tick was interrupted before applying, or the apply was
+    refused): try the apply again. A refusal writes nothing, so the goal stays quiescent."""
+    plan = view.plan(view.pending_plan_id or "")
+    if plan is None or plan.decision not in ("apply", "complete"):
+        return
+    pending = PlanOutcome(plan.id, plan.sequence, plan.trigger, "proposed", decision=plan.decision)
+    outcome = auto_apply(layout, view.id, pending)
+    if outcome.status != "proposed":
+        report.applied += 1
+        report.outcomes.append(outcome.to_json())
+
+
 def auto_apply(layout: Layout, goal_id: str, outcome: PlanOutcome) -> PlanOutcome:
     _, view = loop_view(layout, goal_id)
-    replanning = view.intent.replanning if view.intent is not None else None
-    if replanning is None or not replanning.auto_apply:
+    if not auto_applies(view):
         return outcome
     try:
         approve_plan(layout, goal_id, outcome.plan_id, actor=SUPERVISOR_ACTOR)
