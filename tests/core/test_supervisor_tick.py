@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from harn_tui.core.creation import create_work
-from harn_tui.core.errors import Refused
+from harn_tui.core.errors import CorruptJournal, Refused
 from harn_tui.core.layout import Layout
 from harn_tui.core.supervisor import run_goal, tick_goal
 from harn_tui.core.transitions import approve_plan, decide_approval, reopen_work
@@ -283,3 +283,14 @@ def test_an_invalid_proof_fails_the_attempt(kit: GoalKit, tmp_path: Path) -> Non
     goal_id = kit.create(root_work=make_root(kit.layout, template=template))
     [outcome] = tick_goal(kit.layout, goal_id).outcomes
     assert outcome["status"] == "failed" and "proof" in outcome["reason"]
+
+
+def test_an_unreadable_goal_is_refused_as_corrupt_and_not_touched(kit: GoalKit, root: Path,
+                                                                 snapshot_tree: Snapshot) -> None:
+    goal_id = kit.create(root_work=make_root(kit.layout))
+    (kit.layout.work("root-work") / "events.jsonl").write_text('{"schema_version": 1, "seq": 7}\n')
+    before = snapshot_tree(root)
+    for verb in (tick_goal, run_goal):
+        with pytest.raises(CorruptJournal, match="root-work"):
+            verb(kit.layout, goal_id)
+    assert snapshot_tree(root) == before

@@ -46,3 +46,8 @@ def test_serve_drives_a_goal_and_stops_cleanly_on_a_signal(
     assert shown["state"] == "succeeded"
     accepted = [json.loads(line) for line in log.read_text().splitlines() if '"work.accepted"' in line]
     assert [e["actor"] for e in accepted] == ["supervisor"]
+
+
+def test_serve_refuses_a_goal_that_does_not_exist(harn: Harn) -> None:
+    refused = harn("supervisor", "serve", "goal-nowhere", "--json", timeout=30)
+    assert refused.returncode == 4 and "goal-nowhere" in refused.stdout

@@ -28,6 +28,7 @@ from harn_tui.core.layout import Layout
 from harn_tui.core.records import GoalIntent
 from harn_tui.core.supervisor.report import TickReport
 from harn_tui.core.supervisor.run import run_bounded
+from harn_tui.core.supervisor.tick import require_goal
 
 log = logging.getLogger("harn_tui.supervisor")
 
@@ -115,7 +116,11 @@ def serve(
     stop: threading.Event | None = None,
     on_report: ReportSink | None = None,
 ) -> None:
-    """Serve until `stop` is set (or, with no `stop` given in the main thread, until SIGINT/SIGTERM)."""
+    """Serve until `stop` is set (or, with no `stop` given in the main thread, until SIGINT/SIGTERM).
+
+    Goals named explicitly must exist (NotFound, exit 4, before anything runs)."""
+    for goal_id in goal_ids or ():
+        require_goal(layout, goal_id)
     event = stop if stop is not None else threading.Event()
     restore = _install_signal_handlers(event) if stop is None else None
     budgets: dict[str, GoalBudget] = {}

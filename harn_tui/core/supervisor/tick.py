@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from harn_tui.core.errors import NotFound, Refused
+from harn_tui.core.errors import CorruptJournal, NotFound, Refused
 from harn_tui.core.faults import fault_point
 from harn_tui.core.ids import check_id
 from harn_tui.core.layout import Layout
@@ -43,9 +43,12 @@ def tick_goal(layout: Layout, goal_id: str) -> TickReport:
 
 
 def tick_locked(layout: Layout, goal_id: str) -> TickReport:
-    """The cycle itself; the caller holds `supervisor.lock`. A goal with nothing to do is not written to."""
+    """The cycle itself; the caller holds `supervisor.lock`. A goal with nothing to do is not written to; an
+    unreadable goal is CorruptJournal (exit 5), never acted on."""
     fault_point("tick.start")
     _, view = loop_view(layout, goal_id)
+    if view.state == "corrupt":
+        raise CorruptJournal(f"goal {goal_id} is corrupt: {view.reason}")
     report = TickReport(stop_reason_for(view))
     if view.next_action in PLAN_ACTIONS:
         plan_step(layout, goal_id, report)
