@@ -5,9 +5,10 @@ from __future__ import annotations
 import threading
 import time
 
+from harn_tui.core.journal import read_record
 from harn_tui.core.layout import Layout
-from harn_tui.core.planning import loop_view
 from harn_tui.core.queries import show_goal
+from harn_tui.core.records import GoalIntent
 from harn_tui.core.supervisor.report import TERMINAL_STOP_REASONS, TickReport
 from harn_tui.core.supervisor.tick import hold_loop, require_goal, tick_locked
 
@@ -43,20 +44,18 @@ def run_bounded(
 def _ticks(
     layout: Layout, goal_id: str, max_cycles: int | None, deadline: float | None, stop: threading.Event | None
 ) -> TickReport:
-    _, view = loop_view(layout, goal_id)
-    if view.intent is not None:
-        limits = view.intent.limits
-        max_cycles = limits.max_cycles if max_cycles is None else max_cycles
-        deadline = time.monotonic() + limits.max_runtime_s if deadline is None else deadline
+    limits = read_record(layout.goal(goal_id) / "goal.json", GoalIntent).limits
+    cycles_cap = limits.max_cycles if max_cycles is None else max_cycles
+    ends_at = time.monotonic() + limits.max_runtime_s if deadline is None else deadline
     total = TickReport("no_change")
     while True:
         if stop is not None and stop.is_set():
             total.stop_reason = "stopped"
             return total
-        if max_cycles is not None and total.cycles >= max_cycles:
+        if total.cycles >= cycles_cap:
             total.stop_reason = "max_cycles"
             return total
-        if deadline is not None and time.monotonic() >= deadline:
+        if time.monotonic() >= ends_at:
             total.stop_reason = "max_runtime"
             return total
         report = tick_locked(layout, goal_id)
