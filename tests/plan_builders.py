@@ -85,10 +85,12 @@ def make_goal(
     max_attempts: int = 3,
     mission: bool = False,
     max_total_attempts: int | None = None,
+    create_root: bool = True,
     **replanning: Any,
 ) -> str:
-    """A goal over a fresh root work item (or a mission) with the example team and a replanning catalog."""
-    if root_work is not None:
+    """A goal over a fresh root work item (or an existing one, or a mission) with the example team and a
+    replanning catalog (the example's, with `replanning` overrides)."""
+    if root_work is not None and create_root:
         create_work(
             layout, title="Root work", template=template or examples / "templates" / "implement.py",
             objective="Make it work.", acceptance=acceptance, max_attempts=max_attempts, work_id=root_work,
