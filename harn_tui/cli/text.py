@@ -47,10 +47,28 @@ def _tick_text(report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _attempt_text(attempt: dict[str, Any]) -> str:
+    resumed = ", resumed" if attempt["resumed"] else ""
+    line = f"{attempt['run_id']}  attempt {attempt['attempt']} ({attempt['trigger']}{resumed}): {attempt['status']}"
+    if attempt["class"]:
+        line += f" [{attempt['class']}]"
+    if attempt["approval_id"]:
+        line += f" on {attempt['approval_id']}"
+    if attempt["reason"]:
+        line += f": {attempt['reason']}"
+    work = attempt["work"]
+    return line + f"\n  work {attempt['work_id']} is now {work['state']}/{work['next_action']}"
+
+
 def render_text(route: tuple[str, ...], document: Any) -> str:
     if "outcome" in document and "event" in document:
         event = document["event"]
+        if "event" not in event:
+            verdict = {"approve": "approved", "deny": "denied"}.get(str(event.get("verdict")), event.get("verdict"))
+            return f"{document['outcome']}: approval {event.get('approval_id')} {verdict} by {event.get('actor')}"
         return f"{document['outcome']}: {event.get('event', '')} (seq {event.get('seq', '?')})"
+    if route in (("work", "run"), ("work", "retry")):
+        return _attempt_text(document)
     if route in (("supervisor", "show"), ("supervisor", "create")):
         return _goal_text(document)
     if route in (("supervisor", "tick"), ("supervisor", "run")):
