@@ -24,7 +24,23 @@ def describe_validation(error: ValidationError) -> str:
     return f"{location}: {first.get('msg', 'invalid')}"
 
 
-def parse_record(path: Path, body: bytes, model: type[M]) -> M:
+def read_bytes(path: str | Path) -> bytes:
+    """The whole file, with two system calls fewer than `Path.read_bytes` (FileNotFoundError if missing).
+
+    Loading a large tree opens a hundred thousand small records; this is the one place that reads them.
+    """
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        size = os.fstat(fd).st_size
+        chunks = [os.read(fd, size)] if size else []
+        while chunk := os.read(fd, 65536):
+            chunks.append(chunk)
+    finally:
+        os.close(fd)
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+
+def parse_record(path: Path | str, body: bytes, model: type[M]) -> M:
     try:
         return model.model_validate_json(body)
     except ValidationError as error:
@@ -34,7 +50,7 @@ def parse_record(path: Path, body: bytes, model: type[M]) -> M:
 def read_record(path: Path, model: type[M]) -> M:
     """Read and validate an immutable record; a missing or malformed file raises CorruptJournal."""
     try:
-        body = path.read_bytes()
+        body = read_bytes(path)
     except FileNotFoundError:
         raise CorruptJournal(f"{path}: missing") from None
     return parse_record(path, body, model)

@@ -16,8 +16,8 @@ from pathlib import Path
 
 from harn_tui.core.errors import CorruptJournal
 from harn_tui.core.fsio import is_temp_name
-from harn_tui.core.ids import is_valid_id
-from harn_tui.core.journal import JsonlTail, parse_record
+from harn_tui.core.ids import check_id, is_valid_id
+from harn_tui.core.journal import JsonlTail, parse_record, read_bytes
 from harn_tui.core.layout import Layout
 from harn_tui.core.leases import is_held
 from harn_tui.core.records import (
@@ -138,6 +138,8 @@ class Tree:
         self.runs: dict[str, RunFiles] = {}
         self.approvals: dict[str, ApprovalFiles] = {}
         self.version = 0
+        self._work_prefix = f"{layout.work_dir}{os.sep}"
+        self._runs_prefix = f"{layout.runs}{os.sep}"
 
     # ----- whole-tree and goal-scoped loading
 
@@ -204,7 +206,7 @@ class Tree:
         path = goal.directory / "goal.json"
         goal.problems.pop("goal.json", None)
         try:
-            goal.intent = parse_record(path, path.read_bytes(), GoalIntent)
+            goal.intent = parse_record(path, read_bytes(path), GoalIntent)
             if goal.intent.id != goal.id:
                 goal.problems["goal.json"] = f"{path}: id {goal.intent.id!r} does not match its directory"
         except FileNotFoundError:
@@ -224,7 +226,7 @@ class Tree:
         path = plan.directory / name
         plan.problems.pop(name, None)
         try:
-            body = path.read_bytes()
+            body = read_bytes(path)
         except FileNotFoundError:
             return
         try:
@@ -241,7 +243,7 @@ class Tree:
             plan.problems[name] = error.message
 
     def load_work(self, work_id: str) -> WorkFiles:
-        work = WorkFiles(work_id, self.layout.work(work_id))
+        work = WorkFiles(work_id, Path(self._work_prefix + check_id(work_id, "work id")))
         self.work[work_id] = work
         self._read_work_intent(work)
         work.log.refresh()
@@ -249,10 +251,10 @@ class Tree:
         return work
 
     def _read_work_intent(self, work: WorkFiles) -> None:
-        path = work.directory / "intent.json"
+        path = f"{work.directory}{os.sep}intent.json"
         work.problems.pop("intent.json", None)
         try:
-            body = path.read_bytes()
+            body = read_bytes(path)
         except FileNotFoundError:
             work.intent = None
             return
@@ -274,12 +276,12 @@ class Tree:
                 self.load_run(event.run_id, probe_live=event.run_id not in finished)
 
     def load_run(self, run_id: str, probe_live: bool = True) -> RunFiles:
-        run = self.runs.get(run_id) or RunFiles(run_id, self.layout.run(run_id))
+        run = self.runs.get(run_id) or RunFiles(run_id, Path(self._runs_prefix + check_id(run_id, "run id")))
         self.runs[run_id] = run
         if run.proof is None:
-            path = run.directory / "proof.json"
+            path = f"{run.directory}{os.sep}proof.json"
             try:
-                body = path.read_bytes()
+                body = read_bytes(path)
                 run.proof = parse_record(path, body, Proof)
                 run.proof_sha256 = hashlib.sha256(body).hexdigest()
                 run.problem = None
@@ -302,7 +304,7 @@ class Tree:
         for name, model in (("request.json", ApprovalRequest), ("decision.json", ApprovalDecision)):
             path = approval.directory / name
             try:
-                body = path.read_bytes()
+                body = read_bytes(path)
             except FileNotFoundError:
                 continue
             try:
