@@ -113,6 +113,33 @@ def test_a_crash_while_materializing_is_completed_by_the_repeat(
     assert harn.json("verify") == {"ok": True, "problems": []}
 
 
+def test_a_sigkill_during_materialization_is_completed_by_the_repeat(
+    harn: Harn, layout: Layout, goal: str
+) -> None:
+    """A real SIGKILL as soon as the first item appears (the fault-point tests above pin exact crash points;
+    this one shows a kill from outside changes nothing about recovery, wherever it lands)."""
+    items = [{"key": f"k{n}", "title": f"Step {n}", "objective": "Step.", "template": "investigate",
+              "dependencies": [f"k{n - 1}"] if n else []} for n in range(7)]
+    items.append({"key": "implement", "title": "Root", "objective": "Root.", "template": "implement",
+                  "dependencies": ["k6"]})
+    plan = add_plan(layout, items=items)
+    approve = spawn(harn.root, "supervisor", "plan", "approve", goal, plan)
+    first = layout.work(f"{plan}-k0")
+    deadline = time.monotonic() + 20
+    while not first.exists() and approve.poll() is None:
+        assert time.monotonic() < deadline, "materialization never started"
+        time.sleep(0.0005)
+    os.kill(approve.pid, signal.SIGKILL)
+    approve.communicate(timeout=20)
+    repeat = harn.json("supervisor", "plan", "approve", goal, plan)
+    ids = [f"{plan}-{item['key']}" for item in items]
+    assert repeat["event"]["work_ids"] == ids
+    assert [e["event"] for e in plan_events(layout, goal, plan)].count("plan.applied") == 1
+    for work_id in ids:
+        assert [e["event"] for e in events_of(layout, work_id)] == ["work.created"]
+    assert harn.json("verify") == {"ok": True, "problems": []}
+
+
 def test_a_runner_killed_mid_attempt_leaves_a_lost_attempt_the_next_writer_records(
     harn: Harn, layout: Layout, tmp_path: Path
 ) -> None:
