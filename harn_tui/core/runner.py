@@ -50,7 +50,6 @@ from harn_tui.core.transitions.lost import repair_lost_attempts
 from harn_tui.core.transitions.scope import (
     WorkScope,
     governed_by_lease,
-    owning_goal,
     require_work,
     work_lease,
     work_scope,
@@ -339,7 +338,6 @@ __all__ = [
     "begin_attempt",
     "begin_resume",
     "default_timeout",
-    "owning_goal",
     "resume_attempt",
     "run_work",
     "start_attempt",

@@ -114,10 +114,6 @@ class GoalScope:
         """Record every lost attempt of the goal's governed work; call only right before appending."""
         return repair_lost_attempts(self.tree, self.goal.governed_work_ids)
 
-    def reproject(self) -> GoalView:
-        self.goal = readable_goal(self.tree, self.goal.id)
-        return self.goal
-
 
 @contextlib.contextmanager
 def goal_scope(layout: Layout, goal_id: str) -> Iterator[GoalScope]:
@@ -149,16 +145,6 @@ class WorkScope:
     def repair_lost(self) -> list[AttemptFinished]:
         """Record every lost attempt under this lease; call only right before appending."""
         return repair_lost_attempts(self.tree, governed_by_lease(self.tree, self.work_id, self.goal_id))
-
-    def reproject(self) -> WorkView:
-        """Project again after appends (runs named by new events are re-read)."""
-        for work in self.tree.work.values():
-            self.tree.load_runs_of(work)
-            self.tree.load_approvals_of(work)
-        if self.goal is not None:
-            self.goal = readable_goal(self.tree, self.goal.id)
-        self.view = _work_view(self.tree, self.work_id, self.goal)
-        return self.view
 
 
 def governed_by_lease(tree: Tree, work_id: str, goal_id: str | None) -> list[str]:
