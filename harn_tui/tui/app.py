@@ -129,8 +129,13 @@ class HarnConsole(App[None]):
         await self._show_update(update)
         return update
 
+    @property
+    def closing(self) -> bool:
+        """True once the app is shutting down: timers and watcher messages then leave the screen alone."""
+        return self._exit or self._closing
+
     async def _show_update(self, update: ModelUpdate) -> None:
-        if update.empty:
+        if update.empty or self.closing:
             return
         if update.presence:
             self.others = tuple(self.heartbeat.others()) if self.presence_enabled else ()
@@ -164,6 +169,8 @@ class HarnConsole(App[None]):
             self.refresh_header()
 
     def refresh_header(self) -> None:
+        if self.closing:
+            return
         model = self.model
         self.main.show_header(HeaderState(
             root=self.root_label, actor=self.actor, others=self.others, supervisor=self.supervisor_status,

@@ -56,8 +56,10 @@ def console(layout: Layout) -> Factory:
 
 
 async def settle(pilot: Any, app: HarnConsole) -> None:
-    """Wait for dispatch workers and the messages they post to be handled."""
-    await app.workers.wait_for_complete()
+    """Wait for dispatch workers (not the never-ending watcher) and the messages they post to be handled."""
+    pending = [w for w in app.workers if w.group == "dispatch"]
+    if pending:  # an empty list would mean "every worker", the watcher included
+        await app.workers.wait_for_complete(pending)
     await pilot.pause()
     await pilot.pause()
 

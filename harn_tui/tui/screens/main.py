@@ -139,11 +139,14 @@ class MainScreen(TransitionActions, Screen[None]):
         self.focus_panel(name)
 
     def show_header(self, state: HeaderState) -> None:
-        self.query_one(HeaderBar).show(state)
+        for header in self.query(HeaderBar):
+            header.show(state)
 
     # ----- live updates
 
     async def model_updated(self, update: ModelUpdate) -> None:
+        if not self.query(GoalsPanel):
+            return
         goals = self.model.goal_list()
         self.query_one(GoalsPanel).show(goals, prefer=self.goal_id)
         if self.goal_id not in self.model.goals:
