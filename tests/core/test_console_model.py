@@ -1,0 +1,120 @@
+"""The console's live model and read helpers: incremental re-reads, other actors' transitions, graph rows,
+retry eligibility. Real trees written through the core."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from harn_tui.core.console_graph import graph_rows
+from harn_tui.core.console_model import ConsoleModel
+from harn_tui.core.console_views import retry_eligibility, review_queue
+from harn_tui.core.layout import Layout
+from harn_tui.core.leases import HeldLease
+from harn_tui.core.records import AttemptStarted
+from harn_tui.core.transitions import decide_approval, reopen_work
+from tests.tui import builders as b
+from tests.tui import scenarios as s
+
+
+@pytest.fixture(autouse=True)
+def _clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HARN_FIXED_NOW", "2026-07-16T10:00:00Z")
+
+
+def test_an_appended_event_reprojects_only_the_goal_it_touches(layout: Layout) -> None:
+    s.everything(layout)
+    model = ConsoleModel.load(layout)
+    before = dict(model.goals)
+    reopen_work(layout, "docs", actor="bob", findings=["one more thing"])
+    update = model.apply([layout.work("docs") / "events.jsonl"])
+    assert update.goals == {s.REVIEW_GOAL}
+    assert model.goals[s.REVIEW_GOAL].work_item("docs").state == "ready"  # type: ignore[union-attr]
+    assert all(model.goals[g] is before[g] for g in before if g != s.REVIEW_GOAL)
+    others = update.transitions_by_others("alice")
+    assert [(e.actor, e.event, e.target, e.goal_id) for e in others] == [("bob", "work.reopened", "docs",
+                                                                           s.REVIEW_GOAL)]
+    assert update.transitions_by_others("bob") == []
+    assert model.apply([layout.work("docs") / "events.jsonl"]).empty
+
+
+def test_an_applied_plan_loads_the_materialized_work(layout: Layout) -> None:
+    s.plan_goal(layout)
+    model = ConsoleModel.load(layout)
+    b.applied(layout, s.PLAN_GOAL, s.PENDING_PLAN)
+    update = model.apply([layout.plan(s.PLAN_GOAL, s.PENDING_PLAN) / "events.jsonl"])
+    goal = model.goals[s.PLAN_GOAL]
+    assert update.goals == {s.PLAN_GOAL} and goal.active_root == f"{s.PENDING_PLAN}-verify"
+    assert goal.work_item(f"{s.PENDING_PLAN}-guard") is not None
+    assert [(e.actor, e.event) for e in update.seen] == [("alice", "plan.applied")]
+
+
+def test_approval_decisions_presence_transcripts_and_cache_are_routed(layout: Layout) -> None:
+    s.approval_goal(layout)
+    model = ConsoleModel.load(layout)
+    decide_approval(layout, "apr-run-migrate-1-1", verdict="deny", actor="bob", reason="not now")
+    update = model.apply([layout.approval("apr-run-migrate-1-1") / "decision.json"])
+    assert update.goals == {s.APPROVAL_GOAL}
+    assert [(e.actor, e.event) for e in update.transitions_by_others("alice")] == [("bob", "approval.deny")]
+    transcript = layout.run("run-migrate-1") / "transcript.jsonl"
+    transcript.parent.mkdir(parents=True, exist_ok=True)
+    transcript.write_text("".join(json.dumps({"seq": i, "ts": "t", "stream": "stdout", "line": f"line {i}"}) + "\n"
+                                  for i in range(1, 10)) + '{"torn": ')
+    update = model.apply([layout.presence / "bob@h-1.json", layout.cache / "x", transcript])
+    assert update.presence and update.transcripts == {"run-migrate-1"} and not update.goals
+    assert model.transcript_tail("run-migrate-1", 3) == ["stdout: line 7", "stdout: line 8", "stdout: line 9"]
+    assert model.transcript_tail("run-nope") == []
+
+
+def test_liveness_follows_the_run_lease(layout: Layout) -> None:
+    b.work(layout, "long", title="Long job")
+    b.goal(layout, "goal-live", root="long")
+    lease = HeldLease(layout.run("run-long-1") / "lease", "run")
+    b.work_event(layout, "long", AttemptStarted, run_id="run-long-1", attempt=1, trigger="initial")
+    model = ConsoleModel.load(layout)
+    assert model.goals["goal-live"].state == "running"
+    assert model.refresh_liveness().empty
+    lease.release()
+    update = model.refresh_liveness()
+    assert "goal-live" in update.goals
+    assert model.goals["goal-live"].work_item("long").latest_attempt.status == "lost"  # type: ignore[union-attr]
+
+
+def test_graph_rows_mark_shared_dependencies_and_group_superseded_generations(layout: Layout) -> None:
+    s.plan_goal(layout)
+    goal = ConsoleModel.load(layout).goals[s.PLAN_GOAL]
+    rows = graph_rows(goal)
+    assert [(r.kind, r.key, r.prefix) for r in rows] == [
+        ("heading", "heading:active", ""),
+        ("item", f"item:{s.APPLIED_PLAN}-fix", ""),
+        ("item", f"item:{s.APPLIED_PLAN}-lexer", "├─ "),
+        ("item", "item:fixtures", "│  └─ "),
+        ("shared", f"shared:{s.APPLIED_PLAN}-fix>fixtures", "└─ "),
+        ("heading", "heading:gen0", ""),
+        ("item", "item:parser", "├─ "),
+        ("item", "item:investigate", "└─ "),
+    ]
+    assert rows[1].is_root and rows[3].active and not rows[6].active
+    assert len([r for r in rows if r.work_id == "fixtures" and r.kind == "item"]) == 1
+
+
+def test_retry_eligibility_names_each_rule(layout: Layout) -> None:
+    s.attention_goal(layout)
+    s.attention_goal(layout, eligible=False, goal_id=s.STALE_GOAL, plan_id=s.STALE_PLAN, root="deploy-2")
+    model = ConsoleModel.load(layout)
+    eligible = retry_eligibility(model.goals[s.ATTENTION_GOAL])
+    assert eligible.eligible and eligible.plan_id == s.ATTENTION_PLAN
+    assert [c.label for c in eligible.checks] == [
+        "latest plan", "root unchanged", "fingerprint unchanged", "mission not complete", "replan slot left"]
+    stale = retry_eligibility(model.goals[s.STALE_GOAL])
+    assert not stale.eligible and [c.label for c in stale.blockers] == ["fingerprint unchanged"]
+    s.review_goal(layout)
+    nothing = retry_eligibility(ConsoleModel.load(layout).goals[s.REVIEW_GOAL])
+    assert nothing.plan_id is None and not nothing.eligible
+
+
+def test_review_queue_holds_work_in_review_and_work_with_open_findings(layout: Layout) -> None:
+    s.review_goal(layout)
+    goal = ConsoleModel.load(layout).goals[s.REVIEW_GOAL]
+    assert [(w.id, w.state, len(w.open_findings)) for w in review_queue(goal)] == [("docs", "in_review", 2)]
