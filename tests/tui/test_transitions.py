@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from textual.widgets import Button, Input, RadioButton, Static
+from textual.widgets import Button, Input, Select, Static
 
 from harn_tui.core.errors import HarnError
 from harn_tui.core.layout import Layout
@@ -124,21 +124,20 @@ async def test_retry_shows_eligibility_first_and_counts_characters_live(layout: 
         assert last["event"] == "plan.retry_requested" and last["reason"].startswith("staging is reachable")
 
 
-async def test_retry_that_is_not_eligible_says_why_and_cannot_be_submitted(layout: Layout, console: Factory) -> None:
+async def test_retry_that_is_not_eligible_is_not_offered_and_says_why(layout: Layout, console: Factory) -> None:
     s.attention_goal(layout, eligible=False)
     app = console()
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
-        await pilot.press("r")
+        await pilot.press("3")
         await pilot.pause()
-        form = app.screen
-        assert isinstance(form, ReasonForm)
-        context = str(form.context)
-        assert "✖ not eligible" in context and "the active graph changed since the plan was requested" in context
-        assert form.query_one("#submit", Button).disabled and form.query_one("#reason", Input).disabled
-        await pilot.press("ctrl+s")
-        await pilot.press("escape")
+        assert "r" not in app.screen.active_bindings
+        body = str(app.main.query_one("#attention-body", Static).content)
+        assert "✖ not eligible" in body and "✖ no  fingerprint unchanged" in body
+        assert app.main.query_one("#attention-retry", Button).disabled
+        await pilot.press("r")
         await settle(pilot, app)
+        assert not isinstance(app.screen, ReasonForm)
         assert [e["event"] for e in plan_events(layout, s.ATTENTION_GOAL, s.ATTENTION_PLAN)][-1] == "plan.attention"
 
 
@@ -179,8 +178,8 @@ async def test_accept_disposes_every_open_finding(layout: Layout, console: Facto
         await pilot.pause()
         error = str(form.query_one("#error", Static).content)
         assert "f1: choose fixed or deferred" in error and "f2: choose fixed or deferred" in error
-        form.query_one("#fixed-f1", RadioButton).value = True
-        form.query_one("#deferred-f2", RadioButton).value = True
+        form.query_one("#choice-f1", Select).value = "fixed"
+        form.query_one("#choice-f2", Select).value = "deferred"
         await pilot.press("ctrl+s")
         await pilot.pause()
         assert "f2: deferring needs a reason" in str(form.query_one("#error", Static).content)

@@ -10,7 +10,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, RadioButton, RadioSet, Static
+from textual.widgets import Button, Input, Select, Static
 
 from harn_tui.core.records import Finding
 from harn_tui.tui.forms.validators import reason_bound
@@ -34,17 +34,14 @@ class FindingRow(Vertical):
         yield Static(Content.assemble((f"{self.finding.id} ", "bold"), ("by ", "dim"), literal(self.finding.actor),
                                       ": ", literal(self.finding.statement, multiline=True)))
         with Horizontal(classes="finding-choice"):
-            with RadioSet(id=f"choice-{self.finding.id}", compact=True):
-                yield RadioButton("fixed", id=f"fixed-{self.finding.id}")
-                yield RadioButton("deferred", id=f"deferred-{self.finding.id}")
+            yield Select([("fixed", "fixed"), ("deferred", "deferred")], prompt="fixed or deferred?",
+                         id=f"choice-{self.finding.id}", classes="disposition", compact=True)
             yield Input(placeholder="reason for deferring", id=f"why-{self.finding.id}", classes="defer-reason",
                         validators=[reason_bound(False)])
 
     def choice(self) -> str | None:
-        pressed = self.query_one(RadioSet).pressed_button
-        if pressed is None or pressed.id is None:
-            return None
-        return pressed.id.split("-", 1)[0]
+        value = self.query_one(Select).value
+        return value if isinstance(value, str) else None
 
     def problem_or_disposition(self) -> tuple[str | None, tuple[str, str, str | None] | None]:
         choice = self.choice()
@@ -86,7 +83,7 @@ class AcceptForm(ModalScreen[AcceptAnswer | None]):
                 yield Button("Back · esc", id="back", compact=True)
 
     def on_mount(self) -> None:
-        rows = list(self.query(RadioSet))
+        rows = list(self.query(Select))
         (rows[0] if rows else self.query_one("#reason", Input)).focus()
 
     @on(Input.Submitted, "#reason")

@@ -87,7 +87,7 @@ class TransitionActions:
                 return False
             latest = goal.latest_plan
             if action == "retry_plan":
-                return latest is not None and latest.status == "attention"
+                return latest is not None and latest.status == "attention" and retry_eligibility(goal).eligible
             return pending_proposal(goal) is not None
         if action in WORK_ACTIONS:
             work = self.focused_work()

@@ -73,6 +73,7 @@ def attention_content(model: ConsoleModel, goal: GoalView) -> Content:
         return lines(parts)
     target = latest_attention_plan(goal)
     if target is not None:
+        parts.append(eligibility_content(retry_eligibility(goal)))
         parts.append(_heading(f"Attention plan {target.id}"))
         if target.reason:
             parts.append(indent(label("attention", target.reason)))
@@ -80,7 +81,6 @@ def attention_content(model: ConsoleModel, goal: GoalView) -> Content:
             parts.append(indent(label("planner rationale", target.rationale)))
         if target.review is not None:
             parts += [indent(c) for c in review_content(target.review)]
-        parts.append(eligibility_content(retry_eligibility(goal)))
     for failing in failing_proofs(goal, model.proofs()):
         parts += _failing(model, failing)
     for work in goal.work:
@@ -119,3 +119,4 @@ class AttentionPanel(VerticalScroll):
             return
         body.update(attention_content(model, goal))
         button.display = goal.state != "corrupt" and latest_attention_plan(goal) is not None
+        button.disabled = not retry_eligibility(goal).eligible

@@ -1,0 +1,129 @@
+"""Snapshots of each panel in its interesting states, at 120x40 and 80x24 (fixed clock and IDs, watcher,
+presence and embedded supervisor off, theme pinned, cursor blink off). Each docstring says what to look for."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.widgets import Input, Select, TextArea
+
+from harn_tui.core.creation import init_tree
+from harn_tui.core.layout import Layout
+from tests.tui import scenarios as s
+from tests.tui.conftest import Factory
+from tests.tui.widgets_access import goals_select
+
+SNAPSHOT_ROOT = Path("/tmp/harn-console-snapshots/root")
+WIDE = (120, 40)
+
+
+@pytest.fixture
+def layout() -> Layout:
+    """A tree at a fixed path: a corrupt goal's reason names its file, and the snapshot must not vary."""
+    shutil.rmtree(SNAPSHOT_ROOT, ignore_errors=True)
+    SNAPSHOT_ROOT.mkdir(parents=True)
+    return init_tree(SNAPSHOT_ROOT)
+NARROW = (80, 24)
+
+
+async def no_blink(pilot: Any) -> None:
+    for widget in pilot.app.screen.query(Input):
+        widget.cursor_blink = False
+    for area in pilot.app.screen.query(TextArea):
+        area.cursor_blink = False
+    await pilot.pause()
+
+
+def test_start_shows_the_approval_card_wide(everything: Layout, console: Factory, snap_compare: Any) -> None:
+    """The first goal needing a human (goal-01-plan) is selected; the Plans tab shows plan-0002 as an approval
+    card (APPROVAL NEEDED, steps, review) whose rationale shows `[bold]…[/bold]`, `[link=…]` and `␛[31m` as
+    plain characters; the goal graph shows the active root ◆root with the shared `fixtures` dependency marked
+    `↗ shared` and generation 0 dimmed below; the footer offers only a/x (plus t, s, ^q)."""
+    assert snap_compare(console(), terminal_size=WIDE)
+
+
+def test_start_shows_the_approval_card_narrow(everything: Layout, console: Factory, snap_compare: Any) -> None:
+    """The same start at 80x24: header, five goals with state words and glyphs, graph and approval card all
+    visible without scrolling the screen; the footer still lists a Approve plan and x Reject plan."""
+    assert snap_compare(console(), terminal_size=NARROW)
+
+
+def test_attention_with_retry_eligible(layout: Layout, console: Factory, snap_compare: Any) -> None:
+    """Attention tab: why the goal stopped, the planner rationale, and `Retry plan …: ✔ eligible` with five
+    `✔ yes` rule lines; the footer offers r Retry plan."""
+    s.attention_goal(layout)
+    assert snap_compare(console(), terminal_size=WIDE)
+
+
+def test_attention_with_retry_not_eligible(layout: Layout, console: Factory, snap_compare: Any) -> None:
+    """Attention tab at 80x24 for a plan requested at another fingerprint: `✖ not eligible` and the failing
+    rule `✖ no  fingerprint unchanged: the active graph changed…`, listed right after why the goal stopped;
+    the footer does not offer r (the transition is not legal now)."""
+    s.attention_goal(layout, eligible=False)
+    assert snap_compare(console(), terminal_size=NARROW)
+
+
+def test_retry_form_with_counter(layout: Layout, console: Factory, snap_compare: Any) -> None:
+    """The retry form over the console: eligibility listed before the reason field, the typed reason, and the
+    live counter `16/2,000`."""
+    s.attention_goal(layout)
+
+    async def open_form(pilot: Any) -> None:
+        await pilot.press("r")
+        await pilot.pause()
+        await no_blink(pilot)
+        await pilot.press(*"reach it via vpn")
+        await pilot.pause()
+
+    assert snap_compare(console(), terminal_size=NARROW, run_before=open_form)
+
+
+def test_findings_being_disposed(layout: Layout, console: Factory, snap_compare: Any) -> None:
+    """The accept form for `docs`: one row per open finding (f1, f2 by bob), f1 marked fixed, f2 deferred
+    with its reason typed; the Findings panel behind shows both open findings."""
+    s.review_goal(layout)
+
+    async def dispose(pilot: Any) -> None:
+        await pilot.press("a")
+        await pilot.pause()
+        await no_blink(pilot)
+        pilot.app.screen.query_one("#choice-f1", Select).value = "fixed"
+        pilot.app.screen.query_one("#choice-f2", Select).value = "deferred"
+        pilot.app.screen.query_one("#why-f2", Input).value = "next release"
+        await pilot.pause()
+
+    assert snap_compare(console(), terminal_size=WIDE, run_before=dispose)
+
+
+def test_corrupt_goal_beside_sound_ones(everything: Layout, console: Factory, snap_compare: Any) -> None:
+    """goal-04-corrupt selected: its row reads `⌧ corrupt` with the goal.json problem; the Attention tab says
+    the records are unreadable; the graph shows the reason; no transition key in the footer."""
+
+    async def pick(pilot: Any) -> None:
+        await goals_select(pilot, s.CORRUPT_GOAL)
+
+    assert snap_compare(console(), terminal_size=WIDE, run_before=pick)
+
+
+def test_item_detail_of_a_superseded_item(everything: Layout, console: Factory, snap_compare: Any) -> None:
+    """Graph focused (widened at 80 columns) on the dimmed superseded `investigate`; the Item tab shows its
+    objective, acceptance, the failed attempt with its proof (`✖ unsatisfied`), and the event history."""
+
+    async def pick(pilot: Any) -> None:
+        await pilot.press("2")
+        pilot.app.main.query_one("#graph").select_key("item:investigate")
+        await pilot.pause()
+
+    assert snap_compare(console(), terminal_size=NARROW, run_before=pick)
+
+
+def test_approval_request_in_ansi_theme(layout: Layout, console: Factory, snap_compare: Any) -> None:
+    """16-colour theme (ansi-dark): the parked `migrate` item selected in the graph shows `◇ awaiting_approval`;
+    the Item tab shows the approval question; the footer offers y Approve request and n Deny request."""
+    s.approval_goal(layout)
+    app = console()
+    app.theme = "ansi-dark"
+    assert snap_compare(app, terminal_size=NARROW)
