@@ -31,6 +31,7 @@ from harn_tui.tui.widgets.header import HeaderState
 
 LIVENESS_EVERY_S = 1.0
 SUPERVISOR_WAKE_S = 5.0
+SUPERVISOR_STOP_WAIT_S = 3.0
 MAX_NOTICES = 200
 _VERBS = {
     "plan.applied": "applied plan", "plan.completed": "completed plan", "plan.rejected": "rejected plan",
@@ -100,10 +101,12 @@ class HarnConsole(App[None]):
     def on_unmount(self) -> None:
         if self.watcher is not None:
             self.watcher.stop.set()
-        if self._supervisor_stop is not None:
-            self._supervisor_stop.set()
         if self.presence_enabled:
             self.heartbeat.remove()
+        if self._supervisor_stop is not None:
+            self._supervisor_stop.set()
+        if self._supervisor_thread is not None:
+            self._supervisor_thread.join(timeout=SUPERVISOR_STOP_WAIT_S)
 
     @property
     def main(self) -> MainScreen:
