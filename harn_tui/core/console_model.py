@@ -235,9 +235,6 @@ class ConsoleModel:
         work = self.tree.work.get(work_id)
         return list(work.events) if work is not None else []
 
-    def proofs(self) -> dict[str, Proof]:
-        return {run_id: run.proof for run_id, run in self.tree.runs.items() if run.proof is not None}
-
     def proof(self, run_id: str) -> Proof | None:
         run = self.tree.runs.get(run_id)
         return run.proof if run is not None else None

@@ -7,7 +7,7 @@ which rule holds and which does not before typing a reason (the transition re-ch
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from harn_tui.core.projection import AttemptView, GoalView, PlanView, WorkView
@@ -144,14 +144,14 @@ class FailingProof:
     proof: Proof | None
 
 
-def failing_proofs(goal: GoalView, proofs: dict[str, Proof]) -> list[FailingProof]:
-    """The latest failed attempt of every blocked active item, with its proof when one was written."""
+def failing_proofs(goal: GoalView, proof_of: Callable[[str], Proof | None]) -> list[FailingProof]:
+    """The latest failed attempt of every blocked active item, with its proof (looked up by run id) if any."""
     found: list[FailingProof] = []
     for work in goal.work:
         latest = work.latest_attempt
         if not work.active or work.state != "blocked" or latest is None:
             continue
-        found.append(FailingProof(work, latest, proofs.get(latest.run_id)))
+        found.append(FailingProof(work, latest, proof_of(latest.run_id)))
     return found
 
 

@@ -47,6 +47,12 @@ def clip(text: str, width: int) -> str:
     return text if len(text) <= width else text[: max(0, width - 1)] + "…"
 
 
+def under_root(text: str, root: str | object) -> str:
+    """`text` with the tree root's absolute path dropped from the paths it names (`.harnery/...` stays)."""
+    prefix = str(root).rstrip("/") + "/"
+    return text.replace(prefix, "")
+
+
 def label(name: str, value: str | Content, style: str = "bold") -> Content:
     """`name: value` with the name styled and the value literal."""
     shown = value if isinstance(value, Content) else literal(value, multiline=True)

@@ -3,29 +3,16 @@ presence and embedded supervisor off, theme pinned, cursor blink off). Each docs
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
 from typing import Any
 
-import pytest
 from textual.widgets import Input, Select, TextArea
 
-from harn_tui.core.creation import init_tree
 from harn_tui.core.layout import Layout
 from tests.tui import scenarios as s
 from tests.tui.conftest import Factory
 from tests.tui.widgets_access import goals_select
 
-SNAPSHOT_ROOT = Path("/tmp/harn-console-snapshots/root")
 WIDE = (120, 40)
-
-
-@pytest.fixture
-def layout() -> Layout:
-    """A tree at a fixed path: a corrupt goal's reason names its file, and the snapshot must not vary."""
-    shutil.rmtree(SNAPSHOT_ROOT, ignore_errors=True)
-    SNAPSHOT_ROOT.mkdir(parents=True)
-    return init_tree(SNAPSHOT_ROOT)
 NARROW = (80, 24)
 
 

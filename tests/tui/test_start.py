@@ -32,7 +32,7 @@ async def test_start_selects_the_pending_plan_and_shows_its_approval_card(everyt
         body = str(cards[0].query_one(".plan-body", Static).content)
         assert body.startswith("APPROVAL NEEDED")
         assert "Add a bracket-depth guard" in body and "Verify the parser suite" in body
-        assert cards[0].query_one(".card-buttons").display and not cards[1].query_one(".card-buttons").display
+        assert cards[0].query(".card-buttons") and not cards[1].query(".card-buttons")
         keys = active_keys(app)
         assert keys["a"] == "approve_plan" and keys["x"] == "reject_plan"
 

@@ -61,6 +61,7 @@ class MainScreen(TransitionActions, Screen[None]):
         super().__init__()
         self.model = model
         self.goal_id: str | None = None
+        self.stale: set[str] = set(TABBED)
 
     @property
     def console(self) -> HarnConsole:
@@ -72,9 +73,10 @@ class MainScreen(TransitionActions, Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield HeaderBar(id="header")
-        yield GoalsPanel(id="goals")
+        root = str(self.model.layout.root)
+        yield GoalsPanel(root, id="goals")
         with Horizontal(id="body"):
-            yield GraphPanel(id="graph")
+            yield GraphPanel(root, id="graph")
             with TabbedContent(id="tabs"):
                 with TabPane("Attention", id="tab-attention"):
                     yield AttentionPanel(id="attention")
@@ -102,26 +104,46 @@ class MainScreen(TransitionActions, Screen[None]):
         graph.show(goal, prefer_work=decision_work(goal))
         await self.show_goal_panels()
         panel = decision_panel(goal)
-        self.show_tab("item" if panel == "graph" else panel)
+        tab = "item" if panel == "graph" else panel
+        self.show_tab(tab)
+        await self.refresh_tab(tab)
         if focus_decision and goal is not None and goal.needs_human:
             self.focus_panel(panel)
         self.announce()
         self.refresh_bindings()
 
     async def show_goal_panels(self) -> None:
+        """Mark every tab stale and refill the visible one; a hidden tab is refilled when it is shown."""
+        self.stale = set(TABBED)
+        await self.refresh_tab(self.active_tab())
+
+    async def refresh_tab(self, name: str) -> None:
+        if name not in self.stale:
+            return
+        self.stale.discard(name)
         goal = self.goal
-        self.query_one(AttentionPanel).show(self.model, goal)
-        await self.query_one(PlanHistory).show(goal)
-        findings = self.query_one(FindingsPanel)
-        findings.show(self.model, goal)
-        if goal is not None and findings.selected is None:
-            queue = review_queue(goal)
-            if queue:
-                findings.table.select_key(queue[0].id)
-        self.show_item()
+        if name == "attention":
+            self.query_one(AttentionPanel).show(self.model, goal)
+        elif name == "plans":
+            await self.query_one(PlanHistory).show(goal)
+        elif name == "findings":
+            findings = self.query_one(FindingsPanel)
+            findings.show(self.model, goal)
+            if goal is not None and findings.selected is None:
+                queue = review_queue(goal)
+                if queue:
+                    findings.table.select_key(queue[0].id)
+        elif name == "item":
+            self.query_one(ItemDetail).show(self.model, goal, self.query_one(GraphPanel).work_id_at_cursor)
 
     def show_item(self) -> None:
-        self.query_one(ItemDetail).show(self.model, self.goal, self.query_one(GraphPanel).work_id_at_cursor)
+        """The graph cursor moved: refill the item tab now if it is shown, else when it is."""
+        self.stale.add("item")
+        if self.active_tab() == "item":
+            self.call_later(self.refresh_tab, "item")
+
+    def active_tab(self) -> str:
+        return (self.query_one(TabbedContent).active or "tab-attention").removeprefix("tab-")
 
     def show_tab(self, name: str) -> None:
         if name in TABBED:
@@ -129,11 +151,18 @@ class MainScreen(TransitionActions, Screen[None]):
 
     def focus_panel(self, name: str) -> None:
         self.show_tab(name)
+        if name in self.stale:
+            self.call_later(self._focus_after_refresh, name)
+            return
         target = {"findings": "#findings-table"}.get(name, f"#{name}")
         widget = self.query_one(target)
         if name == "findings" and not widget.display:
             widget = self.query_one("#findings-detail")
         widget.focus()
+
+    async def _focus_after_refresh(self, name: str) -> None:
+        await self.refresh_tab(name)
+        self.focus_panel(name)
 
     def action_focus_panel(self, name: str) -> None:
         self.focus_panel(name)
@@ -192,7 +221,8 @@ class MainScreen(TransitionActions, Screen[None]):
         self.announce()
 
     @on(TabbedContent.TabActivated)
-    def _tab_activated(self) -> None:
+    async def _tab_activated(self) -> None:
+        await self.refresh_tab(self.active_tab())
         self.refresh_bindings()
 
     @on(Button.Pressed)

@@ -23,7 +23,7 @@ from harn_tui.core.console_views import (
 )
 from harn_tui.core.projection import GoalView
 from harn_tui.tui.states import check_mark, state_content
-from harn_tui.tui.text import indent, label, lines, literal
+from harn_tui.tui.text import indent, label, lines, literal, under_root
 from harn_tui.tui.widgets.plans import review_content
 
 
@@ -65,7 +65,7 @@ def attention_content(model: ConsoleModel, goal: GoalView) -> Content:
     parts: list[Content] = [
         Content.assemble(literal(goal.title, "bold"), "  ", state_content(goal.state), (" / ", "dim"),
                          goal.next_action),
-        label("Why", goal.reason),
+        label("Why", under_root(goal.reason, model.layout.root)),
     ]
     if goal.state == "corrupt":
         parts.append(Content.styled("This goal's records are unreadable; no transition will be accepted for it. "
@@ -81,7 +81,7 @@ def attention_content(model: ConsoleModel, goal: GoalView) -> Content:
             parts.append(indent(label("planner rationale", target.rationale)))
         if target.review is not None:
             parts += [indent(c) for c in review_content(target.review)]
-    for failing in failing_proofs(goal, model.proofs()):
+    for failing in failing_proofs(goal, model.proof):
         parts += _failing(model, failing)
     for work in goal.work:
         approval_id = pending_approval(work) if work.active else None

@@ -8,7 +8,7 @@ from rich.text import Text
 
 from harn_tui.core.projection import GoalView
 from harn_tui.tui.states import state_text
-from harn_tui.tui.text import clip, literal_text
+from harn_tui.tui.text import clip, literal_text, under_root
 from harn_tui.tui.widgets.keyed_table import KeyedTable, Row
 
 COLUMNS = (
@@ -22,7 +22,7 @@ COLUMNS = (
 )
 
 
-def goal_row(goal: GoalView) -> Row:
+def goal_row(goal: GoalView, root: str) -> Row:
     corrupt = goal.state == "corrupt"
     return goal.id, (
         state_text(goal.state),
@@ -32,19 +32,20 @@ def goal_row(goal: GoalView) -> Row:
         Text("—" if corrupt or goal.intent is None or goal.intent.replanning is None
              else f"{goal.replans_used}/{goal.replans_remaining}"),
         literal_text(goal.id, "dim"),
-        literal_text(clip(goal.reason, 160), "bold red" if corrupt else ""),
+        literal_text(clip(under_root(goal.reason, root), 160), "bold red" if corrupt else ""),
     )
 
 
 class GoalsPanel(KeyedTable):
     """Rows keyed by goal id; a corrupt goal is a row with its reason, never an exception."""
 
-    def __init__(self, **kwargs: object) -> None:
+    def __init__(self, root: str, **kwargs: object) -> None:
         super().__init__(COLUMNS, **kwargs)
+        self.root = root
         self.border_title = "Goals"
 
     def show(self, goals: Sequence[GoalView], *, prefer: str | None = None) -> None:
-        self.sync([goal_row(goal) for goal in goals], prefer=prefer)
+        self.sync([goal_row(goal, self.root) for goal in goals], prefer=prefer)
         if not goals:
             self.border_subtitle = "no goals yet: create one with `harn supervisor create`"
         else:

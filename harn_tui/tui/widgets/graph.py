@@ -7,7 +7,7 @@ from rich.text import Text
 from harn_tui.core.console_graph import GraphRow, graph_rows
 from harn_tui.core.projection import GoalView
 from harn_tui.tui.states import glyph, state_style
-from harn_tui.tui.text import clip, literal_text, visible
+from harn_tui.tui.text import clip, literal_text, under_root, visible
 from harn_tui.tui.widgets.keyed_table import KeyedTable, Row
 
 COLUMNS = (("Work · dependencies indented below", "tree"), ("Attempts", "attempts"), ("Id", "id"))
@@ -50,8 +50,9 @@ def graph_row(row: GraphRow) -> Row:
 class GraphPanel(KeyedTable):
     """Rows keyed by graph position; `work_id_at_cursor` is what the item detail and work actions address."""
 
-    def __init__(self, **kwargs: object) -> None:
+    def __init__(self, root: str, **kwargs: object) -> None:
         super().__init__(COLUMNS, **kwargs)
+        self.root = root
         self.border_title = "Goal graph"
         self.goal_id: str | None = None
         self.layout_rows: dict[str, GraphRow] = {}
@@ -59,7 +60,8 @@ class GraphPanel(KeyedTable):
     def show(self, goal: GoalView | None, *, prefer_work: str | None = None) -> None:
         rows = graph_rows(goal) if goal is not None and goal.state != "corrupt" else []
         if goal is not None and goal.state == "corrupt":
-            rows = [GraphRow("note:corrupt", "note", f"goal {goal.id} is corrupt: {goal.reason}")]
+            why = under_root(goal.reason, self.root)
+            rows = [GraphRow("note:corrupt", "note", f"goal {goal.id} is corrupt: {why}")]
         changed_goal = goal is None or goal.id != self.goal_id
         self.goal_id = goal.id if goal is not None else None
         self.layout_rows = {row.key: row for row in rows}

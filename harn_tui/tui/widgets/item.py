@@ -10,7 +10,7 @@ from harn_tui.core.console_model import ConsoleModel
 from harn_tui.core.console_views import pending_approval, work_history
 from harn_tui.core.projection import AttemptView, GoalView, WorkView
 from harn_tui.tui.states import glyph, state_content, state_style
-from harn_tui.tui.text import indent, label, lines, literal
+from harn_tui.tui.text import indent, label, lines, literal, under_root
 
 
 def _heading(text: str) -> Content:
@@ -56,7 +56,7 @@ def item_content(model: ConsoleModel, goal: GoalView, work_id: str) -> Content:
         return literal(f"work {work_id} is not part of goal {goal.id}")
     intent = files.intent
     parts: list[Content] = [literal(work.title, "bold"), Content.assemble(("id ", "dim"), literal(work.id)),
-                            _summary(work, goal), label("why", work.reason, "dim")]
+                            _summary(work, goal), label("why", under_root(work.reason, model.layout.root), "dim")]
     if work.source_ref:
         parts.append(label("from", f"{work.source_kind} {work.source_ref}", "dim"))
     if intent is not None:

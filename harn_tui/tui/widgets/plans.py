@@ -105,21 +105,30 @@ class PlanCard(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Static(plan_content(self.plan, self.pending), classes="plan-body")
-        with Horizontal(classes="card-buttons"):
-            yield Button("Approve · a", id="card-approve", variant="success", compact=True)
-            yield Button("Reject · x", id="card-reject", variant="error", compact=True)
+        if self.pending:
+            yield _buttons()
 
-    def on_mount(self) -> None:
-        self.query_one(".card-buttons").display = self.pending
-
-    def refresh_plan(self, plan: PlanView, pending: bool) -> None:
+    async def refresh_plan(self, plan: PlanView, pending: bool) -> None:
         signature = _signature(plan, pending)
         if signature == self.signature:
             return
+        was_pending = self.pending
         self.plan, self.pending, self.signature = plan, pending, signature
         self.set_class(pending, "-pending")
         self.query_one(".plan-body", Static).update(plan_content(plan, pending))
-        self.query_one(".card-buttons").display = pending
+        if pending and not was_pending:
+            await self.mount(_buttons())
+        elif was_pending and not pending:
+            await self.query(".card-buttons").remove()
+
+
+def _buttons() -> Horizontal:
+    """Approve/Reject, only on the pending card (buttons are costly to style; history cards need none)."""
+    return Horizontal(
+        Button("Approve · a", id="card-approve", variant="success", compact=True),
+        Button("Reject · x", id="card-reject", variant="error", compact=True),
+        classes="card-buttons",
+    )
 
 
 class PlanHistory(VerticalScroll):
@@ -142,7 +151,7 @@ class PlanHistory(VerticalScroll):
         self.goal_id = goal.id if goal is not None else None
         if same_goal and [c.plan.id for c in cards] == [p.id for p in plans] and plans:
             for card, plan in zip(cards, plans, strict=True):
-                card.refresh_plan(plan, plan.id == pending_id)
+                await card.refresh_plan(plan, plan.id == pending_id)
         elif same_goal and plans and [c.plan.id for c in cards] == [p.id for p in plans[len(plans) - len(cards):]]:
             new = [PlanCard(p, p.id == pending_id) for p in plans[: len(plans) - len(cards)]]
             if cards:
@@ -152,7 +161,7 @@ class PlanHistory(VerticalScroll):
                 self.empty_text = None
                 await self.mount_all(new)
             for card, plan in zip(cards, plans[len(new):], strict=True):
-                card.refresh_plan(plan, plan.id == pending_id)
+                await card.refresh_plan(plan, plan.id == pending_id)
         else:
             await self._replace(goal, plans, pending_id)
         self.border_subtitle = f"{len(plans)} plans, newest first" if plans else ""
