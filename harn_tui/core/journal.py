@@ -84,6 +84,7 @@ class JsonlTail(Generic[E]):
 
     A replaced or truncated file (different inode, or shorter than what was consumed) is re-read whole.
     A final line without a newline is torn: ignored and reported, never parsed.
+    `changes` counts the refreshes that changed anything, so a cache can tell a log moved on in O(1).
     """
 
     path: Path
@@ -93,9 +94,16 @@ class JsonlTail(Generic[E]):
     identity: tuple[int, int] | None = None
     torn: bool = False
     problem: str | None = None
+    changes: int = 0
 
     def refresh(self) -> bool:
         """Bring the tail up to date with the file; True if anything changed."""
+        changed = self._refresh()
+        if changed:
+            self.changes += 1
+        return changed
+
+    def _refresh(self) -> bool:
         try:
             fd = os.open(self.path, os.O_RDONLY)
         except FileNotFoundError:
@@ -131,15 +139,17 @@ class JsonlTail(Generic[E]):
         self.problem = None
 
     def _parse(self, chunk: bytes) -> None:
-        lines = chunk.split(b"\n")[:-1]
+        """Validate complete lines (one call for the whole chunk); keep events up to the first problem.
+
+        The first problem in line order is the one reported, whether it is a line that does not parse or a
+        break in the sequence, so reading a log in one chunk or in many reports the same problem.
+        """
         first_line = self._line_count_before()
+        problem: str | None = None
         try:
-            parsed = self.adapter.validate_json(b"[" + b",".join(lines) + b"]")
+            parsed = self.adapter.validate_json(b"[" + chunk[:-1].replace(b"\n", b",") + b"]")
         except ValidationError:
-            recovered = self._parse_line_by_line(lines, first_line)
-            if recovered is None:
-                return
-            parsed = recovered
+            parsed, problem = self._parse_line_by_line(chunk.split(b"\n")[:-1], first_line)
         expected = len(self.events) + 1
         for index, event in enumerate(parsed):
             seq = getattr(event, "seq", None)
@@ -151,20 +161,20 @@ class JsonlTail(Generic[E]):
                 self.events.extend(parsed[:index])
                 return
         self.events.extend(parsed)
+        self.problem = problem
 
     def _line_count_before(self) -> int:
         return len(self.events)
 
-    def _parse_line_by_line(self, lines: list[bytes], first_line: int) -> list[E] | None:
+    def _parse_line_by_line(self, lines: list[bytes], first_line: int) -> tuple[list[E], str | None]:
+        """The events before the first line that does not validate, and that line's problem."""
         parsed: list[E] = []
         for index, line in enumerate(lines):
             try:
                 parsed.extend(self.adapter.validate_json(b"[" + line + b"]"))
             except ValidationError as error:
-                self.problem = f"{self.path}: line {first_line + index + 1}: {_event_problem(line, error)}"
-                self.events.extend(parsed)
-                return None
-        return parsed
+                return parsed, f"{self.path}: line {first_line + index + 1}: {_event_problem(line, error)}"
+        return parsed, None
 
 
 def _event_problem(line: bytes, error: ValidationError) -> str:

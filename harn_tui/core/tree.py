@@ -138,6 +138,12 @@ class Tree:
         self.runs: dict[str, RunFiles] = {}
         self.approvals: dict[str, ApprovalFiles] = {}
         self.version = 0
+        # work id -> `version` when it, or a run or approval its events name, was last re-read here
+        self.work_stamps: dict[str, int] = {}
+        # bumped whenever a work intent is (re)read: dependency graphs may have changed
+        self.intent_version = 0
+        self._run_owner: dict[str, str] = {}
+        self._approval_owner: dict[str, str] = {}
         self._work_prefix = f"{layout.work_dir}{os.sep}"
         self._runs_prefix = f"{layout.runs}{os.sep}"
 
@@ -248,9 +254,17 @@ class Tree:
         self._read_work_intent(work)
         work.log.refresh()
         self.version += 1
+        self.work_stamps[work_id] = self.version
         return work
 
+    def _touch(self, work_id: str | None) -> None:
+        """Note that a work item's view may have changed (see `projection.cache`)."""
+        if work_id is not None:
+            self.version += 1
+            self.work_stamps[work_id] = self.version
+
     def _read_work_intent(self, work: WorkFiles) -> None:
+        self.intent_version += 1
         path = f"{work.directory}{os.sep}intent.json"
         work.problems.pop("intent.json", None)
         try:
@@ -273,6 +287,7 @@ class Tree:
                 finished.add(event.run_id)
         for event in work.events:
             if event.event == "attempt.started":
+                self._run_owner[event.run_id] = work.id
                 self.load_run(event.run_id, probe_live=event.run_id not in finished)
 
     def load_run(self, run_id: str, probe_live: bool = True) -> RunFiles:
@@ -291,11 +306,13 @@ class Tree:
                 run.problem = error.message
         run.live = probe_live and is_held(run.directory / "lease")
         self.version += 1
+        self._touch(self._run_owner.get(run_id))
         return run
 
     def load_approvals_of(self, work: WorkFiles) -> None:
         for event in work.events:
             if event.event == "attempt.finished" and event.approval_id:
+                self._approval_owner[event.approval_id] = work.id
                 self.load_approval(event.approval_id)
 
     def load_approval(self, approval_id: str) -> ApprovalFiles:
@@ -315,6 +332,9 @@ class Tree:
             except CorruptJournal as error:
                 approval.problem = error.message
         self.version += 1
+        self._touch(self._approval_owner.get(approval_id))
+        if approval.request is not None:
+            self._touch(approval.request.work_id)
         return approval
 
     # ----- incremental refresh
@@ -390,10 +410,12 @@ class Tree:
             return True
         if rest == ("intent.json",):
             self._read_work_intent(work)
+            self._touch(work_id)
             return True
         if rest == ("events.jsonl",):
             changed = work.log.refresh()
             if changed:
+                self._touch(work_id)
                 self.load_runs_of(work)
                 self.load_approvals_of(work)
             return changed
@@ -415,6 +437,7 @@ class Tree:
                 live = is_held(run.directory / "lease")
                 if live != run.live:
                     run.live = live
+                    self._touch(work.id)
                     changed = True
         for goal in self.goals.values():
             held = is_held(goal.directory / "supervisor.lock")

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-import hashlib
-import json
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
-from harn_tui.core.projection.plans import PlanView, project_plan
+from harn_tui.core.projection.cache import GoalMemo, GoalShape, ProjectionCache, cache_for
+from harn_tui.core.projection.fingerprint import cached_fingerprint
+from harn_tui.core.projection.fingerprint import graph_fingerprint as graph_fingerprint
+from harn_tui.core.projection.plans import PlanView
 from harn_tui.core.projection.resolver import WorkResolver
+from harn_tui.core.projection.shape import goal_shape
 from harn_tui.core.projection.work import WorkView
 from harn_tui.core.records import GoalIntent
 from harn_tui.core.tree import GoalFiles, Tree
@@ -79,59 +81,115 @@ class GoalView:
         }
 
 
-def graph_fingerprint(root: str | None, generation: int, active: list[WorkView]) -> str:
-    """`sha256:` + hex digest of the canonical JSON of the active closure (SPEC section 5)."""
-    document = {
-        "root": root,
-        "generation": generation,
-        "work": [
-            {"id": w.id, "dependencies": list(w.dependencies), "state": w.state, "last_seq": w.last_seq}
-            for w in sorted(active, key=lambda w: w.id)
-        ],
-    }
-    canonical = json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return "sha256:" + hashlib.sha256(canonical.encode()).hexdigest()
-
-
 def project_goal(tree: Tree, goal_id: str, resolver: WorkResolver | None = None) -> GoalView:
-    """The goal's derived state; never raises for damage (a damaged goal projects as `corrupt`)."""
+    """The goal's derived state; never raises for damage (a damaged goal projects as `corrupt`).
+
+    Re-projecting a goal of a loaded tree re-folds only the items whose records changed since its last
+    projection (and the items depending on them); see `projection.cache`.
+    """
     goal = tree.goals[goal_id]
     resolver = resolver or WorkResolver(tree)
     intent = goal.intent
     problem = goal.problem
     if intent is None or problem is not None:
         return _corrupt_goal(goal, problem or "goal.json unreadable")
-    plans = tuple(project_plan(p, goal.loop_held) for p in goal.ordered_plans())
+    cache = cache_for(tree)
+    plans = tuple(cache.plan_view(p, goal.loop_held) for p in goal.ordered_plans())
     applied = [p for p in plans if p.status in ("applied", "completed") and p.root_work_id]
     generation = len(applied)
     active_root = applied[-1].root_work_id if applied else intent.root_work_id
-    active_ids = resolver.closure(active_root)
-    governed = _governed(resolver, intent.root_work_id, applied)
+    shape = goal_shape(tree, cache, resolver, goal.id, intent.root_work_id, active_root, applied)
+    cycle_hits = resolver.cycle_hits
+    memo = cache.goals.get(goal.id)
+    stale: set[str] | None = None
+    folded: tuple[WorkView, ...] | GoalView | None = None
+    if memo is not None and memo.shape is shape and memo.intent is intent:
+        changed = memo.changed(tree)
+        if not changed and memo.plans == plans:
+            return memo.view
+        stale = set(changed)
+        resolver.seed(memo.views, stale)
+        folded = _refold(goal, resolver, shape, memo, stale)
+    if folded is None:
+        stale = None
+        folded = _fold(goal, resolver, shape)
+    if isinstance(folded, GoalView):
+        return folded
+    work = folded
+    active = [w for w in work if w.active]
+    fingerprint = cached_fingerprint(cache, goal.id, active_root, generation, active)
+    result = _decide(goal, intent, plans, applied, active_root, shape.active_ids, shape.governed, work, active,
+                     fingerprint)
+    if resolver.cycle_hits == cycle_hits:
+        _remember(cache, intent, plans, shape, resolver, result, memo, stale)
+    return result
+
+
+def _fold(goal: GoalFiles, resolver: WorkResolver, shape: GoalShape) -> tuple[WorkView, ...] | GoalView:
+    """Every governed item's view in `work[]` order, or the corrupt goal the first damaged item makes."""
     views: dict[str, WorkView] = {}
-    for work_id in governed:
+    for work_id in shape.governed:
         found = resolver.view(work_id)
         if found is None:
             return _corrupt_goal(goal, f"work {work_id} is missing from the tree")
         if found.problem:
             return _corrupt_goal(goal, found.problem)
         views[work_id] = found
-    active_set = set(active_ids)
-    ordered = [*active_ids, *(w for w in governed if w not in active_set)]
-    work = tuple(replace(views[w], active=w in active_set) for w in ordered if w in views)
-    active = [w for w in work if w.active]
-    fingerprint = graph_fingerprint(active_root, generation, active)
-    return _decide(goal, intent, plans, applied, active_root, active_ids, governed, work, active, fingerprint)
+    active_set = shape.active_set
+    return tuple(resolver.flagged(views[w], w in active_set) for w in shape.ordered if w in views)
 
 
-def _governed(resolver: WorkResolver, original_root: str | None, applied: list[PlanView]) -> list[str]:
-    governed = resolver.closure(original_root)
-    seen = set(governed)
-    for plan in applied:
-        for work_id in plan.work_ids:
-            if work_id not in seen:
-                seen.add(work_id)
-                governed.append(work_id)
-    return governed
+def _refold(
+    goal: GoalFiles, resolver: WorkResolver, shape: GoalShape, memo: GoalMemo, stale: set[str]
+) -> tuple[WorkView, ...] | GoalView | None:
+    """The last projection's `work[]` with the changed items re-folded; None if it cannot be patched.
+
+    An item whose state changed makes its dependents stale too (a view sees its dependencies only through
+    their states); `stale` grows to every item re-folded.
+    """
+    pending = list(stale)
+    while pending:
+        work_id = pending.pop()
+        found = resolver.view(work_id)
+        before = memo.views.get(work_id)
+        if found is None or before is None or found.state != before.state:
+            for dependent in shape.dependents.get(work_id, ()):
+                resolver.forget(dependent)
+                stale.add(dependent)
+                pending.append(dependent)
+    positions = memo.positions
+    work = list(memo.view.work)
+    governed_index = shape.governed_index
+    for work_id in sorted((w for w in stale if w in governed_index), key=governed_index.__getitem__):
+        found = resolver.view(work_id)
+        if found is None:
+            return _corrupt_goal(goal, f"work {work_id} is missing from the tree")
+        if found.problem:
+            return _corrupt_goal(goal, found.problem)
+        position = positions.get(work_id)
+        if position is None:
+            return None
+        work[position] = resolver.flagged(found, work_id in shape.active_set)
+    return tuple(work)
+
+
+def _remember(
+    cache: ProjectionCache,
+    intent: GoalIntent,
+    plans: tuple[PlanView, ...],
+    shape: GoalShape,
+    resolver: WorkResolver,
+    result: GoalView,
+    previous: GoalMemo | None,
+    stale: set[str] | None,
+) -> None:
+    """Keep the projection with the entry of each folded item; a patched projection renews only the stale."""
+    if previous is not None and stale is not None:
+        entries = dict(previous.entries)
+        entries.update(resolver.entries(stale))
+    else:
+        entries = resolver.entries(shape.reach)
+    cache.goals[result.id] = GoalMemo(intent, plans, shape, entries, result)
 
 
 def _decide(
