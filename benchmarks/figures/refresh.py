@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from benchmarks import records
 from benchmarks.context import Context
-from benchmarks.measure import Samples, repeat
+from benchmarks.measure import interleaved
 from benchmarks.table import Figure, ms
 
 TARGET_S = 0.005
@@ -31,8 +32,8 @@ def append_bytes(path: Path, line: bytes) -> None:
         os.close(fd)
 
 
-def refresh_samples(ctx: Context, size: str) -> Samples:
-    """Median cost of noticing one appended event in an in-review item and re-projecting its goal."""
+def refresh_sampler(ctx: Context, size: str) -> Callable[[], float]:
+    """A sampler of the cost of noticing one appended event in an in-review item and re-projecting its goal."""
     from harn_tui.core.layout import Layout
     from harn_tui.core.projection import project_goal
     from harn_tui.core.tree import Tree
@@ -61,12 +62,13 @@ def refresh_samples(ctx: Context, size: str) -> Samples:
         project_goal(tree, goal_id)
         return elapsed
 
-    return repeat(sample, ctx.repeats * 2, warmup=3)
+    return sample
 
 
 def measure(ctx: Context) -> list[Figure]:
-    large = refresh_samples(ctx, ctx.large)
-    small = refresh_samples(ctx, ctx.small)
+    samplers = {size: refresh_sampler(ctx, size) for size in (ctx.large, ctx.small)}
+    samples = interleaved(samplers, ctx.repeats * 10, warmup=20)
+    large, small = samples[ctx.large], samples[ctx.small]
     ratio = large.median / small.median
     return [
         Figure(
