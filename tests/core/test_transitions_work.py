@@ -190,7 +190,7 @@ def test_accept_repeat_compares_the_disposition_set(layout: Layout, in_review: s
 def test_dispositions_parse_or_are_usage_errors() -> None:
     assert d("f1=fixed") == Disposition(id="f1", outcome="fixed")
     assert d("f12=deferred: a:b:c ").reason == "a:b:c"
-    for bad in ("f1", "f1=", "f1=done", "f1=deferred", "f1=deferred:  ", "x1=fixed", "f1=fixed:why", "=fixed"):
+    for bad in ("f1", "f1=", "f1=done", "f1=deferred", "f1=deferred:  ", "x/1=fixed", "f1=fixed:why", "=fixed"):
         with pytest.raises(UsageError):
             d(bad)
     with pytest.raises(UsageError, match="at most 2000"):

@@ -234,6 +234,8 @@ def test_standalone_review_cycle_records_events_findings_and_dispositions(harn: 
         (3, ["work", "accept", work_id]),
         (3, ["work", "accept", work_id, "--dispose", "f1=fixed"]),
         (3, ["work", "accept", work_id, "--dispose", "f1=fixed", "--dispose", "f2=fixed", "--dispose", "f3=fixed"]),
+        (3, ["work", "accept", work_id, "--dispose", "f1=fixed", "--dispose", "f2=fixed", "--dispose", "nope=fixed"]),
+        (2, ["work", "accept", work_id, "--dispose", "f1=fixed", "--dispose", "f2=fixed", "--dispose", "no/pe=fixed"]),
         (2, ["work", "accept", work_id, "--dispose", "f1=fixd", "--dispose", "f2=fixed"]),
         (2, ["work", "accept", work_id, "--dispose", "f1=deferred", "--dispose", "f2=fixed"]),
         (2, ["work", "accept", work_id, "--dispose", "f1=deferred:  ", "--dispose", "f2=fixed"]),
@@ -241,6 +243,7 @@ def test_standalone_review_cycle_records_events_findings_and_dispositions(harn: 
         (2, ["work", "accept", work_id, "--dispose", "f1=deferred:" + "r" * 2001, "--dispose", "f2=fixed"]),
     )
     assert "f2" in refusals[1]["error"]["message"] and "f3" in refusals[2]["error"]["message"]
+    assert "unknown finding id nope" in refusals[3]["error"]["message"], "a well-formed id naming no finding: 3"
     assert tree_bytes(root) == before
     accepted = call(harn, "work", "accept", work_id, "--dispose", "f1=deferred:later: after v2", "--dispose",
                     "f2=fixed", "--reason", "good enough")

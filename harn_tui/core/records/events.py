@@ -25,7 +25,7 @@ class Finding(Record):
 
 
 class Disposition(Record):
-    id: Annotated[str, Field(pattern=r"^f[1-9][0-9]?$")]
+    id: Id  # ID syntax: an operator may name an id that is no open finding, which accept refuses (exit 3)
     outcome: Literal["fixed", "deferred"]
     reason: Reason | None = None
 

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import re
-
 from harn_tui.core.errors import UsageError
+from harn_tui.core.ids import is_valid_id
 from harn_tui.core.records import Disposition
 from harn_tui.core.records.common import FINDING_MAX, FINDINGS_MAX, REASON_MAX
-
-FINDING_ID = re.compile(r"f[1-9][0-9]?")
 
 
 def clean_reason(reason: str | None, *, required: bool, what: str = "--reason") -> str | None:
@@ -41,10 +38,14 @@ def clean_findings(findings: list[str]) -> list[str]:
 
 
 def parse_disposition(text: str) -> Disposition:
-    """`ID=fixed` or `ID=deferred:REASON` (REASON is everything after the first `:`); bad syntax is exit 2."""
+    """`ID=fixed` or `ID=deferred:REASON` (REASON is everything after the first `:`); bad syntax is exit 2.
+
+    ID only needs ID syntax here: a well-formed ID that names no open finding is refused later (exit 3,
+    "unknown finding id"), as SPEC 6 and 8 class it.
+    """
     finding_id, equals, rest = text.partition("=")
     finding_id = finding_id.strip()
-    if not equals or not FINDING_ID.fullmatch(finding_id):
+    if not equals or not is_valid_id(finding_id):
         raise UsageError(f"disposition {text!r} must be ID=fixed or ID=deferred:REASON with ID like f1")
     outcome, colon, reason = rest.partition(":")
     outcome = outcome.strip()
