@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from harn_tui.core.errors import CorruptJournal, NotFound
@@ -46,13 +46,28 @@ def goal_owner_of(tree: Tree, work_id: str) -> str | None:
     return project_tree(tree).owner.get(work_id)
 
 
+TORN = "torn final line (no trailing newline)"
+
+
+def with_torn_logs(tree: Tree, goal: GoalView) -> GoalView:
+    """The goal with every torn log of its plans and governed work added to `problems` (SPEC 2: a reader
+    ignores a torn final line and reports it; it does not make the goal corrupt)."""
+    files = tree.goals.get(goal.id)
+    if files is None or goal.state == "corrupt":
+        return goal
+    logs = [(plan.log.path, plan.log.torn) for plan in files.ordered_plans()]
+    logs += [(tree.work[w].log.path, tree.work[w].log.torn) for w in goal.governed_work_ids if w in tree.work]
+    torn = tuple({"path": str(path), "problem": TORN} for path, is_torn in logs if is_torn)
+    return replace(goal, problems=goal.problems + torn) if torn else goal
+
+
 def show_goal(layout: Layout, goal_id: str) -> GoalView:
     """Goal-scoped: reads only this goal and the work it governs. NotFound (4) or CorruptJournal (5)."""
     check_id(goal_id, "goal id")
     if not (layout.goal(goal_id)).is_dir():
         raise NotFound(f"goal {goal_id} does not exist")
     tree = Tree.load_scoped(layout, goal_id)
-    return project_goal(tree, goal_id)
+    return with_torn_logs(tree, project_goal(tree, goal_id))
 
 
 def require_readable(view: GoalView) -> GoalView:
@@ -65,7 +80,7 @@ def list_goals(layout: Layout) -> dict[str, Any]:
     tree = Tree.load(layout)
     view = project_tree(tree)
     goals = [_goal_summary(g) for g in view.goals]
-    problems = [p for g in view.goals for p in g.problems]
+    problems = [p for g in view.goals for p in with_torn_logs(tree, g).problems]
     return {"goals": goals, "problems": problems}
 
 

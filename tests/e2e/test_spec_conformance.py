@@ -47,11 +47,12 @@ json.dump({"schema_version": 1, "run_id": m["run_id"], "status": "failed", "summ
 
 
 def call(harn: Harn, *args: str, expect: int = 0, env: dict[str, str] | None = None) -> Any:
-    """One verb with --json: the exit code it must have and its document (the error document on failure)."""
+    """One verb with --json: the exit code it must have and its document (the error document on failure; `verify`
+    prints its own document whatever it finds)."""
     result = harn(*args, "--json", env=env)
     assert result.returncode == expect, (args, result.returncode, result.stdout, result.stderr)
     document = json.loads(result.stdout)
-    if expect:
+    if expect and args[0] != "verify":
         assert set(document) == {"error"} and set(document["error"]) == {"code", "message"}, document
         code = {2: "usage", 3: "refused", 4: "not_found", 5: "corrupt"}[expect]
         assert document["error"]["code"] == code and document["error"]["message"], document
@@ -660,3 +661,27 @@ def test_the_demo_tree_is_consistent_with_the_spec(tmp_path: Path) -> None:
         approvals = sorted((demo / ".harnery/approvals").glob(f"apr-{run.name}-*"))
         assert (run / "manifest.json").is_file() and ((run / "proof.json").is_file() or approvals)
     check_tree(demo)
+
+
+# ----- section 1/2: a torn tail is reported, not fatal, and repaired by the next writer; damage fails closed
+
+
+def test_a_torn_tail_is_reported_by_readers_and_repaired_by_the_next_writer(harn: Harn, files: Path) -> None:
+    call(harn, "work", "create", "Torn", str(files / "templates" / "implement.py"), "--objective", "o",
+         "--id", "w-torn")
+    call(harn, "supervisor", "create", "--team", str(files / "team.json"), "--root-work", "w-torn", "--id", "g-t")
+    log = harn.root / ".harnery/work/w-torn/events.jsonl"
+    with log.open("ab") as handle:
+        handle.write(b'{"schema_version":1,"seq":2,"ts":"2026')
+    shown, listing, verify, work = calls(harn, (0, ["supervisor", "show", "g-t"]), (0, ["supervisor", "list"]),
+                                         (5, ["verify"]), (0, ["work", "show", "w-torn"]))
+    assert (shown["state"], shown["next_action"]) == ("ready", "run"), "a torn tail alone is not corruption"
+    assert [p["path"] for p in shown["problems"]] == [str(log)]
+    assert [p["path"] for p in listing["problems"]] == [str(log)]
+    assert verify == {"ok": False, "problems": [{"path": str(log), "problem": verify["problems"][0]["problem"]}]}
+    assert [e["event"] for e in work["events"]] == ["work.created"]
+    cancelled = call(harn, "work", "cancel", "w-torn", "--reason", "repaired on the way")
+    assert cancelled["event"]["seq"] == 2
+    assert log.read_bytes().endswith(b"\n") and b'"ts":"2026{' not in log.read_bytes()
+    assert [e["seq"] for e in events(log)] == [1, 2]
+    assert call(harn, "verify") == {"ok": True, "problems": []}
