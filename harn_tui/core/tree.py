@@ -144,8 +144,8 @@ class Tree:
         self.intent_version = 0
         self._run_owner: dict[str, str] = {}
         self._approval_owner: dict[str, str] = {}
-        self._work_prefix = f"{layout.work_dir}{os.sep}"
-        self._runs_prefix = f"{layout.runs}{os.sep}"
+        self._work_dir = layout.work_dir
+        self._runs_dir = layout.runs
 
     # ----- whole-tree and goal-scoped loading
 
@@ -249,7 +249,7 @@ class Tree:
             plan.problems[name] = error.message
 
     def load_work(self, work_id: str) -> WorkFiles:
-        work = WorkFiles(work_id, Path(self._work_prefix + check_id(work_id, "work id")))
+        work = WorkFiles(work_id, self._work_dir / check_id(work_id, "work id"))
         self.work[work_id] = work
         self._read_work_intent(work)
         work.log.refresh()
@@ -291,7 +291,7 @@ class Tree:
                 self.load_run(event.run_id, probe_live=event.run_id not in finished)
 
     def load_run(self, run_id: str, probe_live: bool = True) -> RunFiles:
-        run = self.runs.get(run_id) or RunFiles(run_id, Path(self._runs_prefix + check_id(run_id, "run id")))
+        run = self.runs.get(run_id) or RunFiles(run_id, self._runs_dir / check_id(run_id, "run id"))
         self.runs[run_id] = run
         if run.proof is None:
             path = f"{run.directory}{os.sep}proof.json"
