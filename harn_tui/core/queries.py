@@ -10,6 +10,7 @@ from harn_tui.core.ids import check_id
 from harn_tui.core.journal import read_json
 from harn_tui.core.layout import Layout
 from harn_tui.core.projection import GoalView, PlanView, WorkResolver, WorkView, project_goal
+from harn_tui.core.transitions.scope import owning_goal
 from harn_tui.core.tree import Tree
 
 
@@ -115,20 +116,23 @@ def plan_document(layout: Layout, goal: GoalView, plan: PlanView) -> dict[str, A
 
 
 def load_work_view(layout: Layout, work_id: str) -> tuple[Tree, WorkView, str | None]:
-    """(tree, view, owning goal id) for one work item, projected in its goal's context when it has one."""
+    """(tree, view, owning goal id) for one work item, projected in its goal's context when it has one.
+
+    The addressed work unreadable is CorruptJournal (5); work whose goal is unreadable still shows, with its goal.
+    """
     check_id(work_id, "work id")
     if not layout.work(work_id).is_dir():
         raise NotFound(f"work {work_id} does not exist")
     tree = Tree.load(layout)
-    goal_id = goal_owner_of(tree, work_id)
-    if goal_id is not None:
+    goal_id = goal_owner_of(tree, work_id) or owning_goal(layout, work_id)
+    if goal_id is not None and goal_id in tree.goals:
         goal = project_goal(tree, goal_id)
         item = goal.work_item(work_id)
         if item is not None:
             return tree, item, goal_id
     view = WorkResolver(tree).view(work_id)
-    if view is None:
-        raise CorruptJournal(f"work {work_id} is unreadable")
+    if view is None or view.problem is not None:
+        raise CorruptJournal(f"work {work_id} is corrupt: {view.problem if view is not None else 'unreadable'}")
     return tree, view, goal_id
 
 

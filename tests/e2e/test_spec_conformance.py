@@ -685,3 +685,35 @@ def test_a_torn_tail_is_reported_by_readers_and_repaired_by_the_next_writer(harn
     assert log.read_bytes().endswith(b"\n") and b'"ts":"2026{' not in log.read_bytes()
     assert [e["seq"] for e in events(log)] == [1, 2]
     assert call(harn, "verify") == {"ok": True, "problems": []}
+
+
+def test_unreadable_records_fail_closed_with_exit_5_and_list_reports_them(harn: Harn, files: Path) -> None:
+    call(harn, "work", "create", "Root", str(files / "templates" / "implement.py"), "--objective", "o",
+         "--id", "w-bad")
+    call(harn, "supervisor", "create", "--team", str(files / "team.json"), "--root-work", "w-bad", "--id", "g-bad")
+    goal_file = harn.root / ".harnery/supervisors/g-bad/goal.json"
+    goal_file.chmod(0o600)
+    goal_file.write_text(json.dumps({**record(goal_file), "drift": True}))
+    (harn.root / ".harnery/work/w-empty").mkdir(mode=0o700)
+    before = tree_bytes(harn.root)
+    show, plan, cancel, tick, listing, verify, work, empty, empty_cancel = calls(
+        harn,
+        (5, ["supervisor", "show", "g-bad"]),
+        (4, ["supervisor", "plan", "approve", "g-bad", "plan-0001-00000000"]),
+        (5, ["work", "cancel", "w-bad", "--reason", "stop"]),
+        (5, ["supervisor", "tick", "g-bad"]),
+        (0, ["supervisor", "list"]),
+        (5, ["verify"]),
+        (0, ["work", "show", "w-bad"]),
+        (5, ["work", "show", "w-empty"]),
+        (5, ["work", "cancel", "w-empty"]),
+    )
+    assert tree_bytes(harn.root) == before
+    assert str(goal_file) in show["error"]["message"] and "drift" in show["error"]["message"]
+    assert [(g["id"], g["state"], g["next_action"]) for g in listing["goals"]] == [("g-bad", "corrupt", "none")]
+    assert listing["problems"] and all(set(p) == {"path", "problem"} for p in listing["problems"])
+    assert verify["ok"] is False and any("drift" in p["problem"] for p in verify["problems"])
+    assert (work["id"], work["goal_id"]) == ("w-bad", "g-bad"), "readable work of an unreadable goal still shows"
+    assert "intent.json" in empty["error"]["message"] and "w-empty" in empty_cancel["error"]["message"]
+    assert "plan-0001-00000000" in plan["error"]["message"], "the address is checked before readability"
+    assert "g-bad" in cancel["error"]["message"] and "g-bad" in tick["error"]["message"]
