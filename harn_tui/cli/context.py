@@ -14,7 +14,7 @@ from harn_tui.core.layout import Layout, find_root
 
 def resolve_actor(explicit: str | None) -> str:
     """`--actor`, else `$HARN_ACTOR`, else the login name; always ID syntax."""
-    actor = explicit or os.environ.get("HARN_ACTOR") or getpass.getuser()
+    actor = explicit if explicit is not None else (os.environ.get("HARN_ACTOR") or getpass.getuser())
     return check_id(actor, "actor")
 
 

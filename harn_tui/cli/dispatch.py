@@ -9,6 +9,7 @@ from typing import Any
 from harn_tui.cli import emit
 from harn_tui.cli import handlers as h
 from harn_tui.cli.context import Context
+from harn_tui.cli.precheck import precheck
 from harn_tui.cli.text import render_text
 
 Handler = Callable[[Context], "h.Result"]
@@ -58,6 +59,7 @@ def route_of(args: argparse.Namespace) -> tuple[str, ...]:
 
 def dispatch(args: argparse.Namespace) -> int:
     route = route_of(args)
+    precheck(route, args)
     context = Context(args)
     result = ROUTES[route](context)
     if result.document is not None:

@@ -717,3 +717,18 @@ def test_unreadable_records_fail_closed_with_exit_5_and_list_reports_them(harn: 
     assert "intent.json" in empty["error"]["message"] and "w-empty" in empty_cancel["error"]["message"]
     assert "plan-0001-00000000" in plan["error"]["message"], "the address is checked before readability"
     assert "g-bad" in cancel["error"]["message"] and "g-bad" in tick["error"]["message"]
+
+
+def test_bad_input_is_exit_2_even_where_there_is_no_tree(tmp_path: Path) -> None:
+    """Usage and bounds come first (SPEC 6): before the address, and before the root itself is looked up."""
+    nowhere = Harn(tmp_path)
+    calls(
+        nowhere,
+        (2, ["work", "cancel", "../escape"]),
+        (2, ["--actor", "two words", "work", "cancel", "w-1"]),
+        (2, ["work", "cancel", "w-1", "--actor", ""]),
+        (2, ["work", "reopen", "w-1", "--finding", " "]),
+        (2, ["supervisor", "plan", "retry", "g-1", "p-1", "--reason", "r" * 2001]),
+        (4, ["work", "cancel", "w-1"]),
+    )
+    assert not (tmp_path / ".harnery").exists()
