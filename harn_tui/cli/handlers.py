@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,7 @@ class Result:
 def init(ctx: Context) -> Result:
     from harn_tui.core.creation import init_tree
 
-    root = Path(ctx.arg("root") or ".")
+    root = Path(ctx.arg("root") or os.environ.get("HARN_ROOT") or ".")  # SPEC 2: --root, else $HARN_ROOT
     layout = init_tree(root)
     return Result({"root": str(layout.root), "harnery": str(layout.base)})
 

@@ -166,6 +166,11 @@ def test_init_creates_the_layout_0700_and_is_idempotent(tmp_path: Path) -> None:
     for _ in range(2):
         result = Harn(target)("init", "--json")
         assert result.returncode == 0, result.stderr
+    elsewhere = tmp_path / "from-env"
+    elsewhere.mkdir()
+    result = subprocess.run([sys.executable, "-m", "harn_tui", "init", "--json"], capture_output=True, text=True,
+                            cwd=target, env={**harn_env(), "HARN_ROOT": str(elsewhere)}, timeout=60)
+    assert result.returncode == 0 and (elsewhere / ".harnery/work").is_dir(), "init honours $HARN_ROOT"
     base = target / ".harnery"
     assert sorted(p.name for p in base.iterdir()) == ["approvals", "cache", "presence", "runs", "supervisors", "work"]
     assert stat.S_IMODE(base.stat().st_mode) == 0o700
