@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from harn_tui.core.layout import Layout
+from harn_tui.core.leases import is_held
 from harn_tui.core.projection import GoalView, WorkResolver, project_goal
 from harn_tui.core.records import Proof, WorkEvent
 from harn_tui.core.tree import ApprovalFiles, Tree
@@ -66,6 +67,7 @@ class ConsoleModel:
     _work_goals: dict[str, set[str]] = field(default_factory=dict)
     _goal_work: dict[str, set[str]] = field(default_factory=dict)
     _run_work: dict[str, str] = field(default_factory=dict)
+    _open_runs: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def load(cls, layout: Layout) -> ConsoleModel:
@@ -109,12 +111,30 @@ class ConsoleModel:
         return ModelUpdate(frozenset(touched), presence, frozenset(transcripts), tuple(seen))
 
     def refresh_liveness(self) -> ModelUpdate:
-        """Re-probe run and loop leases (a process's death fires no file event); re-project on a change."""
-        if not self.tree.refresh_liveness():
+        """Re-probe the leases of open runs and of every goal's loop (a process's death fires no file event).
+
+        Same rule as `Tree.refresh_liveness`, but only over the runs known to be open (kept up to date as logs
+        are re-read), and only the goals whose liveness changed are re-projected: cheap enough for a 1 s timer
+        on a tree with hundreds of thousands of events."""
+        touched: set[str] = set()
+        for run_id, work_id in list(self._open_runs.items()):
+            run = self.tree.runs.get(run_id)
+            if run is None:
+                continue
+            live = is_held(run.directory / "lease")
+            if live != run.live:
+                run.live = live
+                touched |= self._goals_of_work(work_id)
+        for goal in self.tree.goals.values():
+            held = is_held(goal.directory / "supervisor.lock")
+            if held != goal.loop_held:
+                goal.loop_held = held
+                touched.add(goal.id)
+        if not touched:
             return ModelUpdate()
-        goals = set(self.tree.goals)
-        self._reproject(goals)
-        return ModelUpdate(frozenset(goals))
+        self.tree.version += 1
+        self._reproject(touched)
+        return ModelUpdate(frozenset(touched))
 
     def _before(self, parts: tuple[str, ...]) -> int:
         if parts[0] == "work" and len(parts) >= 2 and parts[1] in self.tree.work:
@@ -184,9 +204,13 @@ class ConsoleModel:
         return goals
 
     def _index_runs(self, work_id: str, events: list[WorkEvent]) -> None:
+        """Which work each run belongs to, and which runs are open (started, not finished except parked)."""
         for event in events:
             if event.event == "attempt.started":
                 self._run_work[event.run_id] = work_id
+                self._open_runs[event.run_id] = work_id
+            elif event.event == "attempt.finished" and event.status != "parked":
+                self._open_runs.pop(event.run_id, None)
 
     def _ensure_loaded(self, goal_id: str) -> None:
         """Load governed work (and its dependencies) the tree has not read yet, e.g. after a `plan.applied`."""
