@@ -13,8 +13,9 @@ from benchmarks.generator import generate_tree
 from benchmarks.shapes import SIZES
 from harn_tui.core.journal import JsonlTail
 from harn_tui.core.layout import Layout
+from harn_tui.core.leases import HeldLease
 from harn_tui.core.projection import GoalView, WorkResolver, graph_fingerprint, project_goal
-from harn_tui.core.records import WorkReopened
+from harn_tui.core.records import AttemptStarted, WorkReopened
 from harn_tui.core.records.events import WORK_EVENTS_ADAPTER
 from harn_tui.core.tree import Tree
 from harn_tui.core.writer import append_event
@@ -114,3 +115,26 @@ def test_a_log_read_in_pieces_reports_the_problem_a_whole_read_reports(tmp_path:
     assert whole.problem is not None and "line 3: seq 6 breaks the gapless sequence" in whole.problem
     assert piecewise.problem == whole.problem
     assert len(piecewise.events) == len(whole.events) == 2
+
+
+def test_a_run_lease_released_without_a_file_event_is_not_served_stale(synthetic: Path) -> None:
+    """Callers re-probe leases and set `RunFiles.live` themselves; a running attempt then projects as lost."""
+    layout = Layout(synthetic)
+    tree = Tree.load(layout)
+    goal_id = sorted(tree.goals)[0]
+    target = next(w for w in project_goal(tree, goal_id).work if w.state == "in_review")
+    path = layout.work(target.id) / "events.jsonl"
+    size = path.stat().st_size
+    lease = HeldLease(layout.run("run-cache-live") / "lease", "run")
+    try:
+        append_event(tree.work[target.id].log, AttemptStarted, "tester", run_id="run-cache-live", attempt=5,
+                     trigger="retry")
+        tree.load_runs_of(tree.work[target.id])
+        assert project_goal(tree, goal_id).work_item(target.id).state == "running"  # type: ignore[union-attr]
+        lease.release()
+        tree.runs["run-cache-live"].live = False
+        item = project_goal(tree, goal_id).work_item(target.id)
+        assert item is not None and item.latest_attempt is not None and item.latest_attempt.status == "lost"
+    finally:
+        lease.release()
+        os.truncate(path, size)

@@ -4,7 +4,8 @@ A console re-projects a goal after every change to any of its files; without reu
 re-folds every work item and plan of the goal. A cached work view remembers what it was folded from: the
 `WorkFiles`, its intent and log objects, the log's change count (`JsonlTail.changes`), the stamp the `Tree`
 bumps when a run or approval the work names is re-read, and its dependencies' states. Anything different is
-re-folded, so a stale view is never served, even after a log was refreshed outside `Tree.refresh_path`.
+re-folded, so a stale view is never served, even after a log was refreshed outside `Tree.refresh_path` or
+a caller flipped `RunFiles.live` of an open run itself.
 A goal's last projection is kept with the entries it used; re-projecting it re-folds only the items whose
 entries no longer match, and their dependents while states keep changing.
 """
@@ -12,14 +13,14 @@ entries no longer match, and their dependents while states keep changing.
 from __future__ import annotations
 
 import weakref
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from harn_tui.core.projection.plans import PlanView, project_plan
 from harn_tui.core.projection.work import WorkView
 from harn_tui.core.records import GoalIntent
-from harn_tui.core.tree import PlanFiles, Tree, WorkFiles
+from harn_tui.core.tree import PlanFiles, RunFiles, Tree, WorkFiles
 
 if TYPE_CHECKING:
     from harn_tui.core.projection.goal import GoalView
@@ -28,9 +29,11 @@ if TYPE_CHECKING:
 class WorkEntry:
     """One cached work view, what it was folded from, its active-flagged twin and its fingerprint fragment."""
 
-    __slots__ = ("changes", "fragment", "intent", "log", "stamp", "states", "twin", "view", "work")
+    __slots__ = ("changes", "fragment", "intent", "log", "open_runs", "stamp", "states", "twin", "view", "work")
 
-    def __init__(self, work: WorkFiles, states: tuple[str, ...], stamp: int, view: WorkView) -> None:
+    def __init__(
+        self, work: WorkFiles, states: tuple[str, ...], stamp: int, view: WorkView, runs: Mapping[str, RunFiles]
+    ) -> None:
         self.work = work
         self.intent = work.intent
         self.log = work.log
@@ -40,6 +43,12 @@ class WorkEntry:
         self.view = view
         self.twin: WorkView | None = None
         self.fragment: str | None = None
+        self.open_runs = tuple(
+            (run, run.live)
+            for attempt in view.attempts
+            if attempt.status in ("running", "lost") and (run := runs.get(attempt.run_id)) is not None
+        )
+        """Runs of attempts without an end and their liveness when folded: callers flip `RunFiles.live`."""
 
     def current(self, work: WorkFiles | None, stamp: int) -> bool:
         """True while `work` is the same files, unchanged since this view was folded."""
@@ -49,6 +58,7 @@ class WorkEntry:
             and work.log is self.log
             and self.log.changes == self.changes
             and stamp == self.stamp
+            and (not self.open_runs or all(run.live == live for run, live in self.open_runs))
         )
 
     def with_active(self, active: bool) -> WorkView:

@@ -53,7 +53,8 @@ class WorkResolver:
             dependency_states = dict(zip(dependencies, states, strict=True))
             view = project_work_item(work, dependency_states, self.tree.runs, self.tree.approvals)
             if self._cycle_hits == hits:
-                self._cache.work[work_id] = self._entries[work_id] = WorkEntry(work, states, stamp, view)
+                entry = WorkEntry(work, states, stamp, view, self.tree.runs)
+                self._cache.work[work_id] = self._entries[work_id] = entry
         self._views[work_id] = view
         return view
 
