@@ -12,7 +12,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from harn_tui.core.clock import iso, now
-from harn_tui.core.errors import NotFound, Refused, UsageError
+from harn_tui.core.errors import CorruptJournal, NotFound, Refused, UsageError
 from harn_tui.core.fsio import ensure_dir, write_record
 from harn_tui.core.ids import check_id, new_goal_id, new_work_id
 from harn_tui.core.journal import JsonlTail, describe_validation
@@ -29,6 +29,7 @@ from harn_tui.core.records import (
     WorkCreated,
     WorkIntent,
 )
+from harn_tui.core.records.common import TITLE_MAX
 from harn_tui.core.records.events import WORK_EVENTS_ADAPTER
 from harn_tui.core.records.goal import Automation
 from harn_tui.core.writer import append_event
@@ -110,6 +111,8 @@ def _load_json_file(path: Path, what: str) -> Any:
         return json.loads(path.read_text())
     except FileNotFoundError:
         raise UsageError(f"{what} file {path} does not exist") from None
+    except OSError as error:
+        raise UsageError(f"{what} file {path} cannot be read: {error.strerror or error}") from None
     except ValueError as error:
         raise UsageError(f"{what} file {path} is not valid JSON: {error}") from None
 
@@ -223,12 +226,17 @@ def create_supervisor(
         intent_path = layout.work(root_work) / "intent.json"
         if not intent_path.is_file():
             raise NotFound(f"root work {root_work} does not exist")
-        root_intent = WorkIntent.model_validate_json(intent_path.read_bytes())
-    title = options.title or (root_intent.title if root_intent else (mission.objective if mission else goal_id))
+        try:
+            root_intent = WorkIntent.model_validate_json(intent_path.read_bytes())
+        except ValidationError as error:
+            raise CorruptJournal(f"{intent_path}: {describe_validation(error)}") from None
+    # an operator's --title is bounded like every title (exit 2); a derived default is cut to fit
+    default = root_intent.title if root_intent else (mission.objective if mission else goal_id)
+    title = options.title if options.title is not None else default.strip()[:TITLE_MAX]
     try:
         goal = GoalIntent(
             id=goal_id,
-            title=title[:200],
+            title=title,
             created_at=iso(stamp),
             root_work_id=root_work,
             mission=mission,

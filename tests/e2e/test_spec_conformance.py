@@ -737,3 +737,27 @@ def test_bad_input_is_exit_2_even_where_there_is_no_tree(tmp_path: Path) -> None
         (4, ["work", "cancel", "w-1"]),
     )
     assert not (tmp_path / ".harnery").exists()
+
+
+# ----- section 3/8: goal creation inputs
+
+
+def test_goal_creation_inputs_are_bounded_and_fail_closed(harn: Harn, files: Path) -> None:
+    call(harn, "work", "create", "Root", str(files / "templates" / "implement.py"), "--objective", "o",
+         "--id", "w-ok")
+    broken = harn.root / ".harnery/work/w-broken"
+    broken.mkdir(mode=0o700)
+    (broken / "intent.json").write_text('{"schema_version": 1, "id": "w-broken"}')
+    team = str(files / "team.json")
+    title, directory, unreadable_root, mission_only, missing = calls(
+        harn,
+        (2, ["supervisor", "create", "--team", team, "--root-work", "w-ok", "--title", "t" * 201]),
+        (2, ["supervisor", "create", "--team", str(files), "--root-work", "w-ok"]),
+        (5, ["supervisor", "create", "--team", team, "--root-work", "w-broken"]),
+        (2, ["supervisor", "create", "--team", team, "--mission", str(files / "mission.json")]),
+        (4, ["supervisor", "create", "--team", team, "--root-work", "w-none"]),
+    )
+    assert "200" in title["error"]["message"] and str(files) in directory["error"]["message"]
+    assert "w-broken" in unreadable_root["error"]["message"] and "w-none" in missing["error"]["message"]
+    assert "replanning" in mission_only["error"]["message"]
+    assert not any((harn.root / ".harnery/supervisors").iterdir()), "a refused creation leaves no goal behind"
