@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import gc
+
 from harn_tui.core.console_model import ConsoleModel
 from harn_tui.core.layout import Layout
 
 
 def run_console(layout: Layout, *, actor: str, supervisor: bool) -> None:
-    """Load the tree (so the first frame already shows every panel filled), then run the console."""
+    """Load the tree (so the first frame already shows every panel filled), then run the console.
+
+    The loaded records are long-lived: `gc.freeze()` moves them out of the collector's reach, so a full
+    collection during a keypress does not walk hundreds of thousands of events on a large tree.
+    """
     from harn_tui.tui.app import HarnConsole
 
     model = ConsoleModel.load(layout)
+    gc.freeze()
     HarnConsole(layout, actor=actor, supervisor=supervisor, model=model).run()
