@@ -283,3 +283,33 @@ async def test_graph_selection_shows_item_detail(everything: Layout, console: Fa
         assert "#1 initial ✖ failed run-investigate-1" in body and "segfault in the lexer" in body
         assert "History (seq · time · event · actor · reason)" in body
         assert "  1 2026-07-16T10:00:00.000Z work.created alice" in body
+
+
+async def test_each_verb_repeated_is_already_done_and_a_conflicting_repeat_is_refused(everything: Layout,
+                                                                                      console: Factory) -> None:
+    app = console()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        sequence = [
+            requests.reject_plan(s.PLAN_GOAL, s.PENDING_PLAN, "not now"),
+            requests.reject_plan(s.PLAN_GOAL, s.PENDING_PLAN, "not now"),
+            requests.reject_plan(s.PLAN_GOAL, s.PENDING_PLAN, "a different reason"),
+            requests.retry_plan(s.ATTENTION_GOAL, s.ATTENTION_PLAN, "look again"),
+            requests.retry_plan(s.ATTENTION_GOAL, s.ATTENTION_PLAN, "look again"),
+            requests.reopen_work("docs", ["one"], None),
+            requests.reopen_work("docs", ["one"], None),
+            requests.decide_request("apr-run-migrate-1-1", "deny", "no"),
+            requests.decide_request("apr-run-migrate-1-1", "deny", "no"),
+            requests.decide_request("apr-run-migrate-1-1", "approve", None),
+            requests.cancel_work("migrate", None),
+            requests.cancel_work("migrate", None),
+        ]
+        for request in sequence:
+            app.dispatch(request)
+            await settle(pilot, app)
+        kinds = [n.title.split(":")[0] for n in app.notices]
+        assert kinds == ["done", "already done", "refused", "done", "already done", "done", "already done",
+                         "done", "already done", "refused", "done", "already done"]
+        refusals = [n.message for n in app.notices if n.severity == "error"]
+        assert "different reason" in refusals[0]
+        assert "apr-run-migrate-1-1" in refusals[1]
