@@ -354,6 +354,8 @@ def test_replan_with_review_then_approve_materializes_a_new_generation(harn: Har
     plan_id = goal["pending_plan_id"]
     assert PLAN_ID.match(plan_id) and plan_id.startswith("plan-0001-") and goal["attention_plan_id"] is None
     assert goal["replans_used"] == 1 and goal["replans_remaining"] == 3 and goal["attempts_used"] == 1
+    assert [(e["event"], e["actor"]) for e in work_log(root, "w-root")[1:]] == [
+        ("attempt.started", "supervisor"), ("attempt.finished", "supervisor")]
     assert goal["plans"] == [{"id": plan_id, "sequence": 1, "trigger": "recovery", "status": "proposed",
                               "reason": None, "root_work_id": None, "work_ids": []}]
     plan_dir = root / ".harnery/supervisors" / goal_id / "plans" / plan_id
@@ -489,10 +491,13 @@ def test_attention_plans_retry_with_guidance_until_the_replan_budget_is_spent(ha
                                                                                   "retry_requested")
     assert shown["plans"][0]["reason"] == guidance and shown["attention_plan_id"] is None
 
+    aborted = root / ".harnery/supervisors/g-a/plans/plan-0002-0badc0de"
+    aborted.mkdir(mode=0o700)  # a crashed creation: no request.json, ignored, its sequence reused
     tick = call(harn, "supervisor", "tick", "g-a")
     goal = tick["goal"]
     plan_2 = goal["attention_plan_id"]
-    assert plan_2.startswith("plan-0002-") and (goal["state"], goal["next_action"]) == ("awaiting_attention", "none")
+    assert plan_2.startswith("plan-0002-") and [p["sequence"] for p in goal["plans"]] == [1, 2]
+    assert (goal["state"], goal["next_action"]) == ("awaiting_attention", "none")
     assert (goal["replans_used"], goal["replans_remaining"]) == (2, 0)
     latest = record(root / ".harnery/supervisors/g-a/plans" / plan_2 / "planner-input.json")["latest_plan"]
     assert latest == {"id": plan_a, "status": "retry_requested", "reason": guidance,
