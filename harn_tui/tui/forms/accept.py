@@ -13,7 +13,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Select, Static
 
 from harn_tui.core.records import Finding
-from harn_tui.tui.forms.validators import reason_bound
+from harn_tui.tui.forms.validators import HINT, reason_bound
 from harn_tui.tui.text import literal
 
 
@@ -37,7 +37,7 @@ class FindingRow(Vertical):
             yield Select([("fixed", "fixed"), ("deferred", "deferred")], prompt="fixed or deferred?",
                          id=f"choice-{self.finding.id}", classes="disposition", compact=True)
             yield Input(placeholder="reason for deferring", id=f"why-{self.finding.id}", classes="defer-reason",
-                        validators=[reason_bound(False)])
+                        validators=[reason_bound(False)], compact=True)
 
     def choice(self) -> str | None:
         value = self.query_one(Select).value
@@ -76,8 +76,9 @@ class AcceptForm(ModalScreen[AcceptAnswer | None]):
                     yield Static(literal("No open findings: nothing to dispose."), classes="form-hint")
                 for finding in self.findings:
                     yield FindingRow(finding)
-            yield Input(placeholder="reason (optional)", id="reason", validators=[reason_bound(False)])
+            yield Input(placeholder="reason (optional)", id="reason", validators=[reason_bound(False)], compact=True)
             yield Static("", id="error", classes="form-error")
+            yield Static(literal(HINT), classes="form-hint")
             with Horizontal(classes="form-buttons"):
                 yield Button("Accept", id="submit", variant="success", compact=True)
                 yield Button("Back · esc", id="back", compact=True)

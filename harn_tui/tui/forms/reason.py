@@ -13,7 +13,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
 from harn_tui.core.records.common import REASON_MAX
-from harn_tui.tui.forms.validators import counter_text, reason_bound
+from harn_tui.tui.forms.validators import HINT, counter_text, reason_bound
 from harn_tui.tui.text import literal
 
 
@@ -43,10 +43,11 @@ class ReasonForm(ModalScreen[ReasonAnswer | None]):
             with VerticalScroll(classes="form-context"):
                 yield Static(self.context)
             yield Input(placeholder=self.placeholder, id="reason", validators=[reason_bound(self.required)],
-                        disabled=not self.allowed)
+                        disabled=not self.allowed, compact=True)
             with Horizontal(classes="form-status"):
                 yield Static(counter_text("", REASON_MAX), id="counter", classes="counter")
                 yield Static("", id="error", classes="form-error")
+            yield Static(literal(HINT), classes="form-hint")
             with Horizontal(classes="form-buttons"):
                 yield Button(self.submit_label, id="submit", variant="primary", disabled=not self.allowed,
                              compact=True)

@@ -16,7 +16,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
 from harn_tui.core.records.common import FINDINGS_MAX
-from harn_tui.tui.forms.validators import finding_bound, reason_bound
+from harn_tui.tui.forms.validators import HINT, finding_bound, reason_bound
 from harn_tui.tui.text import literal
 
 
@@ -46,10 +46,11 @@ class ReopenForm(ModalScreen[ReopenAnswer | None]):
                 yield Static(self.context)
             with VerticalScroll(id="findings", classes="form-rows"):
                 yield self._finding_input()
-            yield Input(placeholder="reason (optional)", id="reason", validators=[reason_bound(False)])
-            yield Static(literal("Enter in a finding adds another (ctrl+n too); ctrl+s reopens; blank rows are "
-                                 "ignored; no findings keeps the open set."), classes="form-hint")
+            yield Input(placeholder="reason (optional)", id="reason", validators=[reason_bound(False)], compact=True)
+            yield Static(literal("enter in the last finding (or ctrl+n) adds another; blank rows are ignored; no "
+                                 "findings keeps the open set"), classes="form-hint")
             yield Static("", id="error", classes="form-error")
+            yield Static(literal(HINT), classes="form-hint")
             with Horizontal(classes="form-buttons"):
                 yield Button("Reopen", id="submit", variant="primary", compact=True)
                 yield Button("Add finding · ctrl+n", id="add", compact=True)
@@ -58,7 +59,7 @@ class ReopenForm(ModalScreen[ReopenAnswer | None]):
     def _finding_input(self) -> Input:
         self.count += 1
         return Input(placeholder=f"finding {self.count}", id=f"finding-{self.count}", classes="finding",
-                     validators=[finding_bound()])
+                     validators=[finding_bound()], compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#finding-1", Input).focus()

@@ -6,6 +6,8 @@ from textual.validation import ValidationResult, Validator
 
 from harn_tui.core.records.common import FINDING_MAX, REASON_MAX
 
+HINT = "enter in the last field or ctrl+s submits · esc goes back without writing anything"
+
 
 class Bounded(Validator):
     """Trimmed text of at most `limit` characters; blank fails only when `required`."""
