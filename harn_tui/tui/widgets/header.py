@@ -31,9 +31,9 @@ def header_content(state: HeaderState) -> Content:
     others = len(state.others)
     present = "no other operator here" if not others else f"{others} other operator{'s' if others != 1 else ''} here"
     first = Content.assemble(
-        ("harn ", "bold"), ("root ", "dim"), literal(state.root), ("  actor ", "dim"), literal(state.actor, "bold"),
-        ("  · ", "dim"), (present, "bold" if others else ""), ("  · supervisor ", "dim"),
-        (state.supervisor, "bold" if state.supervisor != "off" else ""),
+        ("harn ", "bold"), ("actor ", "dim"), literal(state.actor, "bold"), ("  · supervisor ", "dim"),
+        literal(state.supervisor, "bold" if state.supervisor != "off" else ""), ("  · ", "dim"),
+        (present, "bold" if others else ""), ("  · root ", "dim"), literal(state.root),
     )
     parts: list[Content] = []
     for presence in state.others:
