@@ -705,8 +705,13 @@ def test_unreadable_records_fail_closed_with_exit_5_and_list_reports_them(harn: 
     goal_file.chmod(0o600)
     goal_file.write_text(json.dumps({**record(goal_file), "drift": True}))
     (harn.root / ".harnery/work/w-empty").mkdir(mode=0o700)
+    unversioned = harn.root / ".harnery/work/w-unversioned"
+    unversioned.mkdir(mode=0o700)
+    intent = record(harn.root / ".harnery/work/w-bad/intent.json")
+    del intent["schema_version"]
+    (unversioned / "intent.json").write_text(json.dumps({**intent, "id": "w-unversioned"}))
     before = tree_bytes(harn.root)
-    show, plan, cancel, tick, listing, verify, work, empty, empty_cancel = calls(
+    show, plan, cancel, tick, listing, verify, work, empty, empty_cancel, drift = calls(
         harn,
         (5, ["supervisor", "show", "g-bad"]),
         (4, ["supervisor", "plan", "approve", "g-bad", "plan-0001-00000000"]),
@@ -717,6 +722,7 @@ def test_unreadable_records_fail_closed_with_exit_5_and_list_reports_them(harn: 
         (0, ["work", "show", "w-bad"]),
         (5, ["work", "show", "w-empty"]),
         (5, ["work", "cancel", "w-empty"]),
+        (5, ["work", "show", "w-unversioned"]),
     )
     assert tree_bytes(harn.root) == before
     assert str(goal_file) in show["error"]["message"] and "drift" in show["error"]["message"]
@@ -725,6 +731,8 @@ def test_unreadable_records_fail_closed_with_exit_5_and_list_reports_them(harn: 
     assert verify["ok"] is False and any("drift" in p["problem"] for p in verify["problems"])
     assert (work["id"], work["goal_id"]) == ("w-bad", "g-bad"), "readable work of an unreadable goal still shows"
     assert "intent.json" in empty["error"]["message"] and "w-empty" in empty_cancel["error"]["message"]
+    assert "schema_version" in drift["error"]["message"], "a record without schema_version is drift, not v1"
+    assert any("w-unversioned" in p["path"] for p in verify["problems"])
     assert "plan-0001-00000000" in plan["error"]["message"], "the address is checked before readability"
     assert "g-bad" in cancel["error"]["message"] and "g-bad" in tick["error"]["message"]
 

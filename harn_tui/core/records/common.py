@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, ValidationInfo, model_validator
 
 from harn_tui.core.ids import ID_PATTERN, KEY_PATTERN
 
@@ -67,4 +67,14 @@ class Record(BaseModel):
 
 
 class VersionedRecord(Record):
+    """A record with `schema_version: 1`. Code constructing one may omit it; JSON read from a file must carry it
+    (SPEC 3: every record has `schema_version: 1`; a record without it is schema drift, refused, not defaulted)."""
+
     schema_version: Literal[1] = 1
+
+    @model_validator(mode="before")
+    @classmethod
+    def _version_is_on_disk(cls, data: Any, info: ValidationInfo) -> Any:
+        if info.mode == "json" and isinstance(data, dict) and "schema_version" not in data:
+            raise ValueError("schema_version is missing (every record carries schema_version: 1)")
+        return data
