@@ -622,6 +622,16 @@ def test_a_lost_attempt_is_a_charged_failure_recorded_by_the_next_writer(harn: H
     assert set(prior) == {"run_id", "summary", "unsatisfied", "class"} and prior["run_id"] == log[1]["run_id"]
 
 
+def test_a_park_without_a_real_question_is_a_failed_charged_attempt(harn: Harn, files: Path) -> None:
+    template = files / "templates" / "blank-park.sh"
+    template.write_text('#!/bin/sh\necho \'{"question": "   "}\' > "$HARN_RUN_DIR/approval-request.json"\nexit 75\n')
+    template.chmod(0o755)
+    call(harn, "work", "create", "Ask nothing", str(template), "--objective", "o", "--id", "w-blank")
+    ran = call(harn, "work", "run", "w-blank")
+    assert (ran["status"], ran["approval_id"], ran["work"]["state"]) == ("failed", None, "blocked")
+    assert "approval-request.json" in ran["reason"] and not any((harn.root / ".harnery/approvals").iterdir())
+
+
 def test_a_changed_template_refuses_the_run_and_records_nothing(harn: Harn, files: Path) -> None:
     template = files / "templates" / "implement.py"
     call(harn, "work", "create", "Edit", str(template), "--objective", "o", "--id", "w-edit")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import Field, StringConstraints
 
 from harn_tui.core.records.common import (
     Acceptance,
@@ -84,7 +84,7 @@ class Proof(VersionedRecord):
 class ApprovalAsk(Record):
     """What a parked template writes to `$HARN_RUN_DIR/approval-request.json`."""
 
-    question: Annotated[str, Field(min_length=1, max_length=2000)]
+    question: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=2000)]
     details: Annotated[str, Field(max_length=4000)] | None = None
 
 
