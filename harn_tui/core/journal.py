@@ -120,7 +120,7 @@ def read_json(path: Path) -> Any:
         raise CorruptJournal(f"{path}: not JSON ({error})") from None
 
 
-@dataclass
+@dataclass(slots=True)
 class JsonlTail(Generic[E]):
     """The parsed state of one append-only log, refreshed by reading only bytes appended since last time.
 

@@ -35,7 +35,7 @@ from harn_tui.core.records import (
 from harn_tui.core.records.events import PLAN_EVENTS_ADAPTER, WORK_EVENTS_ADAPTER
 
 
-@dataclass
+@dataclass(slots=True)
 class PlanFiles:
     id: str
     directory: Path
@@ -60,7 +60,7 @@ class PlanFiles:
         return found[0] if found else None
 
 
-@dataclass
+@dataclass(slots=True)
 class GoalFiles:
     id: str
     directory: Path
@@ -85,7 +85,7 @@ class GoalFiles:
         return broken[0] if broken else None
 
 
-@dataclass
+@dataclass(slots=True)
 class WorkFiles:
     id: str
     directory: Path
@@ -109,7 +109,7 @@ class WorkFiles:
         return self.log.problem
 
 
-@dataclass
+@dataclass(slots=True)
 class RunFiles:
     id: str
     directory: Path
@@ -119,7 +119,7 @@ class RunFiles:
     problem: str | None = None
 
 
-@dataclass
+@dataclass(slots=True)
 class ApprovalFiles:
     id: str
     directory: Path

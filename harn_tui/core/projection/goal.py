@@ -16,7 +16,7 @@ from harn_tui.core.records import GoalIntent
 from harn_tui.core.tree import GoalFiles, Tree
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class GoalView:
     id: str
     title: str

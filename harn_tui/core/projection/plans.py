@@ -16,7 +16,7 @@ OUTCOME_EVENTS = {
 }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PlanView:
     id: str
     sequence: int

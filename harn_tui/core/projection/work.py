@@ -13,7 +13,7 @@ UNCHARGED_CLASSES = frozenset({"upstream", "environment"})
 UNCHARGED_STREAK_LIMIT = 3
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class AttemptView:
     run_id: str
     number: int
@@ -51,7 +51,7 @@ class AttemptView:
         }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class WorkView:
     """The derived state of one work item. `active` is relative to the goal that projected it."""
 
@@ -98,7 +98,7 @@ class WorkView:
         }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class WorkFold:
     """Everything about a work item that does not depend on its dependencies' states."""
 
