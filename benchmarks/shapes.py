@@ -6,14 +6,16 @@ from dataclasses import dataclass
 
 PLANS_PER_GOAL = 5
 EVENTS_PER_ITEM = 10
+MAX_ITEMS_PER_PLAN = 8  # the SPEC's default `max_work_items_per_plan`
 
 
 @dataclass(frozen=True)
 class TreeShape:
     """`goals` goals of `items_per_goal` work items (10 events each) and 5 plans per goal.
 
-    The work of one goal is the original graph plus four applied plans of `per_plan` items each;
-    the fifth plan is the latest one and is left pending, in attention, rejected, failed or retried.
+    The work of one goal is the original graph plus four applied plans of `per_plan` items each (a fifth of
+    the goal's items, at most the SPEC's default plan bound of 8); the fifth plan is the latest one and is
+    left pending (proposing `per_plan` items), in attention, rejected, failed or retried.
     """
 
     name: str
@@ -26,7 +28,7 @@ class TreeShape:
 
     @property
     def per_plan(self) -> int:
-        return self.items_per_goal // PLANS_PER_GOAL
+        return min(MAX_ITEMS_PER_PLAN, self.items_per_goal // PLANS_PER_GOAL)
 
     @property
     def original_items(self) -> int:

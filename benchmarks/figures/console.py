@@ -1,0 +1,142 @@
+"""Console figures from one real `harn tui --no-supervisor` on a 120x40 pseudo-terminal over the L tree.
+
+First paint (panels filled), peak memory, keypress -> re-render, another process's append -> screen updated
+(the real watcher), and the bytes one live state change writes to the terminal.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+from benchmarks.context import Context
+from benchmarks.figures.refresh import reopen_line
+from benchmarks.measure import Samples
+from benchmarks.pty_session import PtySession
+from benchmarks.table import Figure, ms
+
+COLUMNS, ROWS = 120, 40
+FIRST_PAINT_SLACK_S = 0.5
+KEYPRESS_S = 0.020
+WATCH_MEDIAN_S, WATCH_P95_S = 0.100, 0.250
+MEMORY_MB = 500
+LIVE_BYTES = 8 * 1024
+BURST_QUIET_S = 0.1
+KEYS = {"down": b"\x1b[B", "graph": b"2", "plans": b"4"}
+
+
+def spawn(ctx: Context, root: Path) -> PtySession:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HARN_")}
+    env.update(TERM="xterm-256color", HARN_ACTOR="bench", COLUMNS=str(COLUMNS), LINES=str(ROWS))
+    return PtySession([*ctx.harn_argv(), "--root", str(root), "tui", "--no-supervisor"], COLUMNS, ROWS, env)
+
+
+def burst_after(session: PtySession, mark: int, started: float, timeout: float = 5.0) -> tuple[float, float, int]:
+    """(first byte, last byte, bytes) of what the program wrote after `mark` until it was quiet."""
+    session.wait_for(lambda: len(session.since(mark)) > 0, timeout)
+    session.wait_quiet(BURST_QUIET_S, timeout)
+    chunks = session.since(mark)
+    if not chunks:
+        return started + timeout, started + timeout, 0
+    return chunks[0][0], chunks[-1][0], sum(len(data) for _, data in chunks)
+
+
+def settle(session: PtySession) -> None:
+    """Wait for a moment right after the console's own periodic writes (heartbeat, clock), so a measured burst
+    is the one the measured action caused."""
+    session.wait_quiet(0.3, 30)
+
+
+def keypresses(session: PtySession, key: bytes, count: int) -> list[float]:
+    taken = []
+    for _ in range(count):
+        settle(session)
+        mark = session.mark()
+        sent = session.send(key)
+        _, last, written = burst_after(session, mark, sent)
+        if written:
+            taken.append(last - sent)
+    return taken
+
+
+def live_changes(session: PtySession, path: Path, count: int) -> tuple[list[float], list[int]]:
+    """Append a reopen (and then undo it) from another process; time to the screen's update and its bytes."""
+    original = path.stat().st_size
+    events = sum(1 for _ in path.open("rb"))
+    latencies: list[float] = []
+    written: list[int] = []
+    try:
+        for number in range(count):
+            settle(session)
+            mark = session.mark()
+            if number % 2 == 0:
+                with open(path, "ab") as handle:
+                    handle.write(reopen_line(events + 1))
+            else:
+                os.truncate(path, original)
+            changed = time.monotonic()
+            first, _, size = burst_after(session, mark, changed)
+            latencies.append(first - changed)
+            written.append(size)
+    finally:
+        os.truncate(path, original)
+    return latencies, written
+
+
+def measure(ctx: Context) -> list[Figure]:
+    generated = ctx.tree(ctx.large)
+    goal = generated.goals_of_kind("review")[0]
+    number = generated.targets["goals"].index(goal)
+    frontier_title = "Generation 4 step"
+    cold = ctx.shared.get("cold_load_s")
+    if cold is None:
+        cold = statistics.median(float(ctx.probe("cold-load", generated.root)["seconds"]) for _ in range(2))
+    session = spawn(ctx, generated.root)
+    try:
+        painted = session.wait_for(
+            lambda: f"Synthetic goal {number}" in (text := session.text()) and frontier_title in text, 600
+        )
+        if painted is None:
+            raise TimeoutError("the console never showed its panels")
+        first_paint = painted - session.started
+        settle(session)
+        moves = keypresses(session, KEYS["graph"], 1)
+        moves = keypresses(session, KEYS["down"], ctx.repeats)
+        keypresses(session, KEYS["plans"], 1)
+        moves += keypresses(session, KEYS["down"], ctx.repeats)
+        path = generated.base / "work" / goal["frontier_work_id"] / "events.jsonl"
+        latencies, written = live_changes(session, path, max(ctx.repeats, 2))
+        peak_mb = session.peak_rss_kb() / 1024
+    finally:
+        session.close()
+    keys = Samples(tuple(moves))
+    watch = Samples(tuple(latencies))
+    live = statistics.median(written)
+    large = ctx.large
+    return [
+        Figure(f"console first paint, panels filled ({large})", ms(first_paint), f"{ms(cold)} + 0.5 s", None,
+               "<= cold load + 0.5 s", ctx.judge(first_paint <= cold + FIRST_PAINT_SLACK_S),
+               note="from spawning `harn tui` on a pty (interpreter start and imports included) to goals and graph "
+                    "shown; baseline is the cold-load figure"),
+        Figure(f"keypress -> re-render, graph and plan lists ({large})", ms(keys.median), "-", None,
+               f"median <= {KEYPRESS_S * 1000:g} ms", ctx.judge(keys.median <= KEYPRESS_S),
+               note=f"{len(keys.values)} down-arrows on a 120x40 pty: key written -> last byte of the new frame"),
+        Figure(f"append by another process -> console updated ({large})",
+               f"{ms(watch.median)} (p95 {ms(watch.p95)})", "-", None,
+               f"median <= {WATCH_MEDIAN_S * 1000:g} ms, p95 <= {WATCH_P95_S * 1000:g} ms",
+               ctx.judge(watch.median <= WATCH_MEDIAN_S and watch.p95 <= WATCH_P95_S),
+               note="real watcher; append (or undo) in the selected goal -> first byte of the redrawn screen, "
+                    "so the model update plus the render"),
+        Figure(f"console peak memory ({large})", f"{peak_mb:.0f} MB", "-", None, f"<= {MEMORY_MB} MB",
+               ctx.judge(peak_mb <= MEMORY_MB), note="VmHWM of the `harn tui` process after the session"),
+        Figure("bytes to the terminal for one live state change (120x40)", f"{live / 1024:.1f} KB", "-", None,
+               f"<= {LIVE_BYTES // 1024} KB", ctx.judge(live <= LIVE_BYTES),
+               note=f"median of {len(written)} changes of the selected goal's item, written by another process"),
+    ]
+
+
+if __name__ == "__main__":  # pragma: no cover - manual runs
+    print(measure(Context(large=sys.argv[1] if len(sys.argv) > 1 else "S")))

@@ -1,0 +1,89 @@
+"""`tick` starting one template that exits at once, against starting that template with `subprocess.run`."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from benchmarks.checkpoint import Checkpoint
+from benchmarks.context import Context
+from benchmarks.figures.transitions import governed_dirs
+from benchmarks.measure import interleaved
+from benchmarks.table import Figure, ms
+
+TARGET_RATIO = 1.5
+
+
+def tick_sampler(ctx: Context) -> Callable[[], float]:
+    from harn_tui.core.layout import Layout
+    from harn_tui.core.supervisor import tick_goal
+
+    generated = ctx.tree(ctx.large)
+    layout = Layout(generated.root)
+    goals = generated.goals_of_kind("ready")[: ctx.repeats]
+    watched = {goal["id"]: governed_dirs(generated.base, goal["id"]) for goal in goals}
+    turn = [0]
+
+    def sample() -> float:
+        goal = goals[turn[0] % len(goals)]
+        turn[0] += 1
+        checkpoint = Checkpoint(generated.base, watched[goal["id"]])
+        try:
+            started = time.perf_counter()
+            report = tick_goal(layout, goal["id"])
+            elapsed = time.perf_counter() - started
+            assert report.dispatches == 1, report
+        finally:
+            checkpoint.restore()
+        return elapsed
+
+    return sample
+
+
+def template_sampler(ctx: Context, scratch: Path) -> Callable[[], float]:
+    """The same template, started directly with a manifest like the one a tick hands it."""
+    generated = ctx.tree(ctx.large)
+    template = Path(generated.targets["template"])
+    manifest = scratch / "manifest.json"
+    manifest.write_text(json.dumps({"run_id": "run-bench", "work": {"acceptance": ["it works"]}}))
+    run_dir = scratch / "scratch"
+    run_dir.mkdir()
+    env = {**os.environ, "HARN_MANIFEST": str(manifest), "HARN_RUN_DIR": str(run_dir),
+           "HARN_PROOF": str(run_dir / "proof.json"), "HARN_RUN_ID": "run-bench"}
+
+    def sample() -> float:
+        started = time.perf_counter()
+        subprocess.run([str(template)], cwd=run_dir, env=env, check=True, stdin=subprocess.DEVNULL,
+                       capture_output=True)
+        return time.perf_counter() - started
+
+    return sample
+
+
+def measure(ctx: Context) -> list[Figure]:
+    scratch = Path(tempfile.mkdtemp(prefix="harn-bench-"))
+    try:
+        samples = interleaved({"tick": tick_sampler(ctx), "template": template_sampler(ctx, scratch)},
+                              ctx.repeats, warmup=2)
+    finally:
+        shutil.rmtree(scratch)
+    tick, template = samples["tick"].median, samples["template"].median
+    ratio = tick / template
+    return [
+        Figure(
+            f"`tick` starting a template that exits at once ({ctx.large})",
+            ms(tick),
+            ms(template),
+            ratio,
+            f"ratio <= {TARGET_RATIO:g}",
+            ctx.judge(ratio <= TARGET_RATIO),
+            note="supervisor tick_goal through the library (reads, manifest, events, proof, all fsynced) vs "
+                 "subprocess.run of the same Python template; medians, interleaved, undone after each tick",
+        )
+    ]
