@@ -49,14 +49,38 @@ def record_bytes(record: BaseModel | dict[str, Any]) -> bytes:
     return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode()
 
 
+def temp_path_for(path: Path) -> Path:
+    """A fresh temporary name beside `path`: `.<name>.tmp-<random>`, the random part led by the writer's pid
+    in 8 hex digits so the next writer can tell a dead writer's leftovers from a live writer's file."""
+    return path.parent / f".{path.name}.tmp-{os.getpid():08x}{secrets.token_hex(6)}"
+
+
+def _writer_alive(name: str) -> bool:
+    """False when the temp file names a writer pid that no longer runs on this machine."""
+    suffix = name.rpartition(".tmp-")[2]
+    try:
+        pid = int(suffix[:8], 16)
+    except ValueError:
+        return True
+    if len(suffix) != 20 or pid <= 0:
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def remove_stale_temps(directory: Path) -> None:
-    """Remove temporary files a crashed writer left in `directory` (older than a minute)."""
+    """Remove temporary files a crashed writer left in `directory`: its pid is gone, or it is over a minute old."""
     cutoff = time.time() - STALE_TEMP_S
     with contextlib.suppress(FileNotFoundError):
         for entry in os.scandir(directory):
             if is_temp_name(entry.name):
                 with contextlib.suppress(FileNotFoundError):
-                    if entry.stat(follow_symlinks=False).st_mtime < cutoff:
+                    if not _writer_alive(entry.name) or entry.stat(follow_symlinks=False).st_mtime < cutoff:
                         os.unlink(entry.path)
 
 
@@ -69,7 +93,7 @@ def write_immutable(path: Path, body: bytes) -> bool:
     directory = path.parent
     ensure_dir(directory)
     remove_stale_temps(directory)
-    temp = directory / f".{path.name}.tmp-{secrets.token_hex(6)}"
+    temp = temp_path_for(path)
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
     try:
         fault_point("write.temp")

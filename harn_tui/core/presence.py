@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import secrets
 import socket
 from dataclasses import dataclass
 from datetime import datetime
@@ -19,7 +18,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from harn_tui.core.clock import now, now_iso
-from harn_tui.core.fsio import FILE_MODE, ensure_dir, is_temp_name, remove_stale_temps
+from harn_tui.core.fsio import FILE_MODE, ensure_dir, is_temp_name, remove_stale_temps, temp_path_for
 from harn_tui.core.layout import Layout
 
 STALE_AFTER_S = 15.0
@@ -59,7 +58,7 @@ def write_presence(path: Path, presence: Presence) -> None:
     """Replace the heartbeat at `path` atomically: readers see the old body or the new one, never half."""
     ensure_dir(path.parent)
     remove_stale_temps(path.parent)
-    temp = path.parent / f".{path.name}.tmp-{secrets.token_hex(6)}"
+    temp = temp_path_for(path)
     body = (presence.model_dump_json() + "\n").encode()
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
     try:

@@ -125,3 +125,19 @@ def test_appends_from_several_processes_never_interleave_and_seq_stays_gapless(t
     assert tail.problem is None and not tail.torn
     assert [e.seq for e in tail.events] == list(range(1, 101))
     assert len({e.actor for e in tail.events}) == 4
+
+
+def test_a_dead_writers_temporary_file_is_removed_at_once_by_the_next_writer(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    crash = (
+        "import os\nfrom pathlib import Path\nfrom harn_tui.core.fsio import write_immutable\n"
+        f"os.environ['HARN_FAULT'] = 'write.link:1'\nwrite_immutable(Path({str(tmp_path)!r}) / 'a.json', b'{{}}')\n"
+    )
+    result = subprocess.run([sys.executable, "-c", crash], capture_output=True)
+    assert result.returncode == 137
+    leftovers = [p.name for p in tmp_path.iterdir() if is_temp_name(p.name)]
+    assert len(leftovers) == 1 and not (tmp_path / "a.json").exists()
+    write_immutable(tmp_path / "b.json", b"{}")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["b.json"]
