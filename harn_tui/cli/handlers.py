@@ -251,18 +251,10 @@ def approval_list(ctx: Context) -> Result:
 
 
 def approval_show(ctx: Context) -> Result:
-    from harn_tui.core.errors import NotFound
-    from harn_tui.core.ids import check_id
-    from harn_tui.core.queries import approval_document
-    from harn_tui.core.tree import Tree
+    from harn_tui.core.queries import approval_document, load_approval_tree
 
-    layout = ctx.layout()
-    approval_id = check_id(ctx.arg("id"), "approval id")
-    if not layout.approval(approval_id).is_dir():
-        raise NotFound(f"approval {approval_id} does not exist")
-    tree = Tree(layout)
-    tree.load_approval(approval_id)
-    return Result(approval_document(tree, approval_id))
+    approval_id = ctx.arg("id")
+    return Result(approval_document(load_approval_tree(ctx.layout(), approval_id), approval_id))
 
 
 def approval_approve(ctx: Context) -> Result:

@@ -199,11 +199,42 @@ def approval_document(tree: Tree, approval_id: str) -> dict[str, Any]:
         raise NotFound(f"approval {approval_id} does not exist")
     return {
         "id": approval_id,
-        "status": "decided" if approval.decision else "pending",
+        "status": _approval_status(tree, approval_id),
         "request": approval.request.model_dump(mode="json"),
         "decision": approval.decision.model_dump(mode="json") if approval.decision else None,
         "problem": approval.problem,
     }
+
+
+def _approval_status(tree: Tree, approval_id: str) -> str:
+    """decided; pending while its work is parked on it; else moot (the work was cancelled or moved on)."""
+    approval = tree.approvals[approval_id]
+    if approval.decision is not None:
+        return "decided"
+    work_id = approval.request.work_id if approval.request else None
+    view = WorkResolver(tree).view(work_id) if work_id and work_id in tree.work else None
+    if view is not None and view.state == "awaiting_approval" and view.approval_id == approval_id:
+        return "pending"
+    return "moot" if view is not None else "pending"
+
+
+def load_approval_tree(layout: Layout, approval_id: str) -> Tree:
+    """The approval, its work item (with dependencies), runs and approvals: enough to tell pending from moot."""
+    check_id(approval_id, "approval id")
+    if not layout.approval(approval_id).is_dir():
+        raise NotFound(f"approval {approval_id} does not exist")
+    tree = Tree(layout)
+    approval = tree.load_approval(approval_id)
+    work_id = approval.request.work_id if approval.request else None
+    if work_id and layout.work(work_id).is_dir():
+        work = tree.load_work(work_id)
+        for dependency in work.intent.dependencies if work.intent else []:
+            if layout.work(dependency).is_dir():
+                tree.load_work(dependency)
+        for loaded in list(tree.work.values()):
+            tree.load_runs_of(loaded)
+            tree.load_approvals_of(loaded)
+    return tree
 
 
 def list_approvals(layout: Layout) -> dict[str, Any]:

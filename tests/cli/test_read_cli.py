@@ -164,3 +164,18 @@ def test_init_is_idempotent_and_creates_the_layout(tmp_path: Path) -> None:
     names = sorted(p.name for p in (tmp_path / ".harnery").iterdir())
     assert names == ["approvals", "cache", "presence", "runs", "supervisors", "work"]
     assert oct(os.stat(tmp_path / ".harnery" / "work").st_mode & 0o777) == "0o700"
+
+
+def test_an_approval_whose_work_was_cancelled_shows_as_moot(harn: Harn, examples: Path) -> None:
+    harn.json("work", "create", "Read logs", str(examples / "templates" / "investigate.py"), "--objective", "Read",
+              "--accept", "logs read", "--id", "w-logs")
+    parked = harn.json("work", "run", "w-logs")
+    approval = parked["approval_id"]
+    shown = harn.json("approval", "show", approval)
+    assert (shown["status"], shown["request"]["question"]) == ("pending", "May I read the production logs?")
+    assert [row["kind"] for row in harn.json("pending")["pending"]] == ["approval"]
+    harn.json("work", "cancel", "w-logs", "--reason", "not needed")
+    assert harn.json("approval", "show", approval)["status"] == "moot"
+    assert harn.json("approval", "list")["approvals"][0]["status"] == "moot"
+    assert harn.json("pending") == {"pending": []}
+    assert harn.json("approval", "approve", approval, expect=3)["error"]["code"] == "refused"
