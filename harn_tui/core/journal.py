@@ -40,12 +40,56 @@ def read_bytes(path: str | Path) -> bytes:
     return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
+class ParsedMemo:
+    """What this process parsed before, reused when a file holds the same bytes again.
+
+    Transitions, ticks and the console re-read a goal's records under its lease every time; the records rarely
+    changed in between. A record is reused when the file at the same path has the same length and the same
+    hash of its bytes (so its content is the same); a log's parsed prefix is reused when the file starts with
+    the same bytes. Everything is still read from disk each time: only validation of unchanged bytes is saved.
+    Parsing is a pure function of the bytes and the records are frozen, so a reused record is the record.
+    """
+
+    def __init__(self) -> None:
+        self.records: dict[int, tuple[int, int, BaseModel]] = {}
+        self.logs: dict[int, tuple[int, int, tuple[Any, ...], object]] = {}
+
+    def record(self, path: Path | str, body: bytes, model: type[M]) -> M | None:
+        found = self.records.get(hash(os.fspath(path)))
+        if found is not None and found[0] == len(body) and found[1] == hash(body) and type(found[2]) is model:
+            return found[2]
+        return None
+
+    def keep_record(self, path: Path | str, body: bytes, record: BaseModel) -> None:
+        self.records[hash(os.fspath(path))] = (len(body), hash(body), record)
+
+    def log_prefix(self, path: Path | str, complete: bytes, adapter: object) -> tuple[int, tuple[Any, ...]]:
+        """(bytes, events) of the longest remembered prefix `complete` starts with; (0, ()) if none."""
+        found = self.logs.get(hash(os.fspath(path)))
+        if found is None or found[3] is not adapter or found[0] > len(complete):
+            return 0, ()
+        length, digest, events, _ = found
+        if hash(complete[:length]) != digest:
+            return 0, ()
+        return length, events
+
+    def keep_log(self, path: Path | str, complete: bytes, events: list[Any], adapter: object) -> None:
+        self.logs[hash(os.fspath(path))] = (len(complete), hash(complete), tuple(events), adapter)
+
+
+PARSED = ParsedMemo()
+
+
 def parse_record(path: Path | str, body: bytes, model: type[M]) -> M:
+    known = PARSED.record(path, body, model)
+    if known is not None:
+        return known
     try:
         record = model.model_validate_json(body)
     except ValidationError as error:
         raise CorruptJournal(f"{path}: {describe_validation(error)}") from None
     share_fields_sets(record)
+    PARSED.keep_record(path, body, record)
     return record
 
 
@@ -169,9 +213,22 @@ class JsonlTail(Generic[E]):
         changed = changed or torn != self.torn or cut > 0
         self.torn = torn
         if cut and self.problem is None:
-            self._parse(data[:cut])
+            if self.offset == 0:
+                self._parse_whole(data[:cut])
+            else:
+                self._parse(data[:cut])
         self.offset += cut
         return changed
+
+    def _parse_whole(self, complete: bytes) -> None:
+        """A read from the start: reuse the events of a prefix this process parsed before (same bytes)."""
+        known, events = PARSED.log_prefix(self.path, complete, self.adapter)
+        if known:
+            self.events = list(events)
+        if known < len(complete):
+            self._parse(complete[known:] if known else complete)
+        if self.problem is None:
+            PARSED.keep_log(self.path, complete, self.events, self.adapter)
 
     def _reset(self, identity: tuple[int, int] | None) -> None:
         self.events = []

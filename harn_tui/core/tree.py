@@ -111,12 +111,18 @@ class WorkFiles:
 
 @dataclass(slots=True)
 class RunFiles:
+    """One run's proof and liveness. `runs_dir` is the shared `runs/` directory (a large tree has 100k runs)."""
+
     id: str
-    directory: Path
+    runs_dir: Path
     live: bool = False
     proof: Proof | None = None
     proof_sha256: str | None = None
     problem: str | None = None
+
+    @property
+    def directory(self) -> Path:
+        return self.runs_dir / self.id
 
 
 @dataclass(slots=True)
@@ -291,10 +297,10 @@ class Tree:
                 self.load_run(event.run_id, probe_live=event.run_id not in finished)
 
     def load_run(self, run_id: str, probe_live: bool = True) -> RunFiles:
-        run = self.runs.get(run_id) or RunFiles(run_id, self._runs_dir / check_id(run_id, "run id"))
+        run = self.runs.get(run_id) or RunFiles(check_id(run_id, "run id"), self._runs_dir)
         self.runs[run_id] = run
         if run.proof is None:
-            path = f"{run.directory}{os.sep}proof.json"
+            path = f"{self._runs_dir}{os.sep}{run_id}{os.sep}proof.json"
             try:
                 body = read_bytes(path)
                 run.proof = parse_record(path, body, Proof)

@@ -40,3 +40,25 @@ def test_a_record_with_unset_fields_keeps_its_own_set(tmp_path: Path) -> None:
     partial = parse_record(tmp_path / "b", short, WorkCreated)
     assert "reason" not in partial.model_fields_set and "reason" in complete.model_fields_set
     assert partial.__pydantic_fields_set__ is not complete.__pydantic_fields_set__
+
+
+def test_a_reread_record_or_log_is_reused_only_while_its_bytes_are_the_same(tmp_path: Path) -> None:
+    path = tmp_path / "event.json"
+    short = b'{"schema_version":1,"seq":1,"ts":"2026-01-01T00:00:00.000Z","event":"work.created","actor":"a"}'
+    path.write_bytes(short)
+    first = parse_record(path, path.read_bytes(), WorkCreated)
+    assert parse_record(path, path.read_bytes(), WorkCreated) is first
+    path.write_bytes(short.replace(b'"actor":"a"', b'"actor":"b"'))  # same length, other bytes
+    assert parse_record(path, path.read_bytes(), WorkCreated).actor == "b"
+
+    log = tmp_path / "events.jsonl"
+    log.write_bytes(LINES[: LINES.index(b"\n") + 1])
+    JsonlTail(log, WORK_EVENTS_ADAPTER).refresh()
+    log.write_bytes(LINES)
+    grown = JsonlTail(log, WORK_EVENTS_ADAPTER)
+    grown.refresh()
+    assert [e.seq for e in grown.events] == [1, 2, 3] and grown.problem is None
+    log.write_bytes(LINES.replace(b'"actor":"a","reason":null}', b'"actor":"z","reason":null}', 1))
+    rewritten = JsonlTail(log, WORK_EVENTS_ADAPTER)
+    rewritten.refresh()
+    assert rewritten.events[0].actor == "z" and len(rewritten.events) == 3
