@@ -172,12 +172,11 @@ class Tree:
 
     @classmethod
     def load_scoped(cls, layout: Layout, goal_id: str) -> Tree:
-        """Load one goal, the work it governs (with dependencies) and their runs and approvals only."""
-        with bulk_allocation(freeze=False):
-            return cls._load_scoped(layout, goal_id)
+        """Load one goal, the work it governs (with dependencies) and their runs and approvals only.
 
-    @classmethod
-    def _load_scoped(cls, layout: Layout, goal_id: str) -> Tree:
+        No collector pause here: a scoped tree usually lives for one transition or tick, and pausing would
+        promote all of it to the older generations, whose full collections then cost more than they saved.
+        """
         tree = cls(layout)
         goal = tree.load_goal(goal_id)
         pending = list(tree.governed_candidates(goal))
