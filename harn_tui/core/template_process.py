@@ -55,15 +55,24 @@ def run_template(
     ]
     for thread in pumps:
         thread.start()
-    timed_out = False
+    expired = threading.Event()
+
+    def expire() -> None:
+        expired.set()
+        _kill_group(process.pid)
+
+    # A timer kills the group on timeout, so the wait below blocks in waitpid instead of polling with sleeps.
+    timer = threading.Timer(timeout_s, expire)
+    timer.daemon = True
+    timer.start()
     try:
         on_start()
-        process.wait(timeout=timeout_s)
-    except subprocess.TimeoutExpired:
-        timed_out = True
+        process.wait()
     finally:
+        timer.cancel()
         _kill_group(process.pid)
         process.wait()
+    timed_out = expired.is_set()
     for thread in pumps:
         thread.join(PUMP_GRACE_S)
     if not any(thread.is_alive() for thread in pumps):
