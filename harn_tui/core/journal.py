@@ -247,7 +247,9 @@ class JsonlTail(Generic[E]):
         problem: str | None = None
         try:
             parsed = self.adapter.validate_json(b"[" + chunk[:-1].replace(b"\n", b",") + b"]")
-        except ValidationError:
+            if len(parsed) != chunk.count(b"\n"):
+                raise ValueError("a line holds other than exactly one JSON object")
+        except (ValidationError, ValueError):
             parsed, problem = self._parse_line_by_line(chunk.split(b"\n")[:-1], first_line)
         expected = len(self.events) + 1
         for index, event in enumerate(parsed):
@@ -271,10 +273,16 @@ class JsonlTail(Generic[E]):
         """The events before the first line that does not validate, and that line's problem."""
         parsed: list[E] = []
         for index, line in enumerate(lines):
+            where = f"{self.path}: line {first_line + index + 1}"
+            if not line.strip():
+                return parsed, f"{where}: blank line (each line must be one JSON object)"
             try:
-                parsed.extend(self.adapter.validate_json(b"[" + line + b"]"))
+                events = self.adapter.validate_json(b"[" + line + b"]")
             except ValidationError as error:
-                return parsed, f"{self.path}: line {first_line + index + 1}: {_event_problem(line, error)}"
+                return parsed, f"{where}: {_event_problem(line, error)}"
+            if len(events) != 1:
+                return parsed, f"{where}: holds {len(events)} JSON values (each line must be one JSON object)"
+            parsed.extend(events)
         return parsed, None
 
 

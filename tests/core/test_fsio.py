@@ -141,3 +141,16 @@ def test_a_dead_writers_temporary_file_is_removed_at_once_by_the_next_writer(tmp
     assert len(leftovers) == 1 and not (tmp_path / "a.json").exists()
     write_immutable(tmp_path / "b.json", b"{}")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["b.json"]
+
+
+def test_a_blank_line_or_two_objects_on_one_line_is_a_problem_not_silence(tmp_path: Path) -> None:
+    path = tmp_path / "events.jsonl"
+    for body, expected in (
+        (created_line(1) + b"\n" + created_line(2), "line 2: blank line"),
+        (created_line(1) + created_line(2)[:-1] + b"," + created_line(3), "line 2: holds 2 JSON values"),
+    ):
+        path.write_bytes(body)
+        tail = JsonlTail(path, WORK_EVENTS_ADAPTER)
+        tail.refresh()
+        assert tail.problem is not None and expected in tail.problem
+        assert [e.seq for e in tail.events] == [1]
