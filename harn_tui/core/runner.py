@@ -11,7 +11,9 @@ API (thread-safe: no shared mutable state; each attempt owns its run directory, 
   attempts concurrently.
 - `begin_attempt(...)` / `begin_resume(...)` -> `PreparedAttempt`, then `.run()`: the two halves, for a caller
   that wants every `attempt.started` recorded before any template runs. Until `.run()` (or `.abandon()`) the
-  run lease is held and the attempt projects as running.
+  run lease is held and the attempt projects as running. `begin_attempt_in(scope, ...)` /
+  `begin_resume_in(scope, ...)` do the same on a `WorkScope` the caller re-read under the lease it holds (a
+  tick decides and starts on one read).
 
 Order of one attempt: under the goal lease (standalone work: the work lease) re-read state, re-hash the template
 (a change refuses and records nothing), check the rules, create `runs/<id>/` (0700) and take its run lease,
@@ -33,7 +35,7 @@ from typing import Any
 
 from harn_tui.core.attempt_rules import Trigger, check_can_resume, check_can_start, next_trigger
 from harn_tui.core.clock import now, now_iso
-from harn_tui.core.errors import CorruptJournal, HarnError
+from harn_tui.core.errors import CorruptJournal
 from harn_tui.core.faults import fault_point
 from harn_tui.core.fsio import DIR_MODE, ensure_dir, write_record
 from harn_tui.core.ids import approval_id as make_approval_id
@@ -41,6 +43,7 @@ from harn_tui.core.ids import check_id, new_run_id
 from harn_tui.core.layout import Layout
 from harn_tui.core.leases import HeldLease
 from harn_tui.core.manifest import build_manifest
+from harn_tui.core.projection import WorkResolver
 from harn_tui.core.proof_intake import APPROVAL_REQUEST, PROOF, Verdict, judge
 from harn_tui.core.records import ApprovalRequest, AttemptFinished, AttemptResumed, AttemptStarted, WorkIntent
 from harn_tui.core.template_digest import check_template_digest
@@ -54,6 +57,7 @@ from harn_tui.core.transitions.scope import (
     work_lease,
     work_scope,
 )
+from harn_tui.core.tree import Tree
 from harn_tui.core.writer import append_event
 
 DEFAULT_TIMEOUT_S = 3600.0
@@ -181,7 +185,7 @@ class PreparedAttempt:
                 tree.work[self.work_id].log, AttemptFinished, self.actor, run_id=self.run_id,
                 status=verdict.status, reason=verdict.reason, approval_id=approval_id, **{"class": verdict.class_},
             )
-        state, action = _state_after(self.layout, self.work_id, self.goal_id)
+            state, action = _state_after(tree, self.work_id)
         return AttemptResult(
             run_id=self.run_id, work_id=self.work_id, goal_id=self.goal_id, attempt=self.number,
             trigger=self.trigger, resumed=self.approval_path is not None, status=verdict.status,
@@ -190,13 +194,17 @@ class PreparedAttempt:
         )
 
 
-def _state_after(layout: Layout, work_id: str, goal_id: str | None) -> tuple[str, str]:
-    """The work's state and next action after the attempt, read without a lease (a report, not a decision)."""
-    try:
-        with work_scope(layout, work_id, goal_id) as scope:
-            return scope.view.state, scope.view.next_action
-    except HarnError as error:
-        return "unknown", f"unreadable: {error.message}"
+def _state_after(tree: Tree, work_id: str) -> tuple[str, str]:
+    """The work's state and next action right after `attempt.finished`, from the tree the finish re-read under
+    its lease: the item alone is projected (with its dependencies' states), not its whole goal. The run and
+    approval the new event names are read first (a park's approval exists only from now on)."""
+    work = tree.work[work_id]
+    tree.load_runs_of(work)
+    tree.load_approvals_of(work)
+    view = WorkResolver(tree).view(work_id)
+    if view is None or view.problem is not None:
+        return "unknown", f"unreadable: {view.problem if view is not None else 'missing'}"
+    return view.state, view.next_action
 
 
 def _new_run_dir(layout: Layout) -> tuple[str, Path]:
@@ -287,6 +295,18 @@ def begin_resume(layout: Layout, work_id: str, *, actor: str, goal_id: str | Non
         return _prepare_resume(scope, actor=actor)
 
 
+def begin_attempt_in(scope: WorkScope, *, actor: str, retry: bool = False) -> PreparedAttempt:
+    """`begin_attempt` on a scope the caller already re-read under the governing lease (and still holds)."""
+    _check_args(scope.work_id, actor)
+    return _prepare_start(scope, actor=actor, retry=retry)
+
+
+def begin_resume_in(scope: WorkScope, *, actor: str) -> PreparedAttempt:
+    """`begin_resume` on a scope the caller already re-read under the governing lease (and still holds)."""
+    _check_args(scope.work_id, actor)
+    return _prepare_resume(scope, actor=actor)
+
+
 def start_attempt(
     layout: Layout,
     work_id: str,
@@ -336,7 +356,9 @@ __all__ = [
     "AttemptResult",
     "PreparedAttempt",
     "begin_attempt",
+    "begin_attempt_in",
     "begin_resume",
+    "begin_resume_in",
     "default_timeout",
     "resume_attempt",
     "run_work",

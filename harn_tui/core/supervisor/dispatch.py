@@ -16,22 +16,78 @@ from harn_tui.core.layout import Layout
 from harn_tui.core.leases import LeaseBusy
 from harn_tui.core.planning import loop_view
 from harn_tui.core.projection import GoalView, WorkView
-from harn_tui.core.runner import AttemptResult, PreparedAttempt, begin_attempt, begin_resume
+from harn_tui.core.runner import (
+    AttemptResult,
+    PreparedAttempt,
+    begin_attempt,
+    begin_attempt_in,
+    begin_resume,
+    begin_resume_in,
+)
 from harn_tui.core.supervisor.report import TickReport
 from harn_tui.core.transitions import accept_work
+from harn_tui.core.transitions.scope import WorkScope, readable_goal
+from harn_tui.core.tree import Tree
 from harn_tui.core.writer import SUPERVISOR_ACTOR
 
 
 def dispatch_cycle(layout: Layout, goal_id: str, view: GoalView, report: TickReport) -> None:
+    """Accept passing work (each acceptance takes the goal lease), then start attempts, each on its own read."""
     intent = view.intent
     assert intent is not None
     if intent.automation.accept_passing_proof and accept_passing(layout, view, report):
         fault_point("tick.accept")
         _, view = loop_view(layout, goal_id)
-    jobs = prepare_jobs(layout, goal_id, view, report)
+    jobs = prepare_jobs(view, report, LayoutStarter(layout, goal_id))
     report.dispatches += len(jobs)
     for outcome in run_jobs(jobs):
         report.outcomes.append(outcome)
+
+
+def needs_acceptance(view: GoalView) -> bool:
+    """True when `accept_passing_proof` has an item to accept this tick (an acceptance is its own transition)."""
+    intent = view.intent
+    assert intent is not None
+    return intent.automation.accept_passing_proof and any(
+        item.state == "in_review" and not item.open_findings for item in _active(view)
+    )
+
+
+class LayoutStarter:
+    """Begins each attempt under a lease of its own, on state re-read for it."""
+
+    def __init__(self, layout: Layout, goal_id: str) -> None:
+        self.layout, self.goal_id = layout, goal_id
+
+    def start(self, work_id: str, retry: bool) -> PreparedAttempt:
+        return begin_attempt(self.layout, work_id, actor=SUPERVISOR_ACTOR, retry=retry, goal_id=self.goal_id)
+
+    def resume(self, work_id: str) -> PreparedAttempt:
+        return begin_resume(self.layout, work_id, actor=SUPERVISOR_ACTOR, goal_id=self.goal_id)
+
+
+class TreeStarter:
+    """Begins attempts on the tree the tick loaded under the goal lease it still holds: the decision, the rules,
+    the manifest and `attempt.started` share that one read. Each begin re-projects the goal from the same tree
+    (incremental: only what the previous begin appended is re-folded)."""
+
+    def __init__(self, layout: Layout, tree: Tree, goal_id: str) -> None:
+        self.layout, self.tree, self.goal_id = layout, tree, goal_id
+
+    def _scope(self, work_id: str) -> WorkScope:
+        goal = readable_goal(self.tree, self.goal_id)
+        item = goal.work_item(work_id)
+        if item is None:
+            raise Refused(f"work {work_id} is not governed by goal {self.goal_id}")
+        return WorkScope(self.layout, self.tree, work_id, goal, item)
+
+    def start(self, work_id: str, retry: bool) -> PreparedAttempt:
+        prepared = begin_attempt_in(self._scope(work_id), actor=SUPERVISOR_ACTOR, retry=retry)
+        self.tree.load_runs_of(self.tree.work[work_id])
+        return prepared
+
+    def resume(self, work_id: str) -> PreparedAttempt:
+        return begin_resume_in(self._scope(work_id), actor=SUPERVISOR_ACTOR)
 
 
 def _active(view: GoalView) -> list[WorkView]:
@@ -59,7 +115,7 @@ def accept_passing(layout: Layout, view: GoalView, report: TickReport) -> bool:
     return accepted
 
 
-def prepare_jobs(layout: Layout, goal_id: str, view: GoalView, report: TickReport) -> list[PreparedAttempt]:
+def prepare_jobs(view: GoalView, report: TickReport, starter: LayoutStarter | TreeStarter) -> list[PreparedAttempt]:
     """Record the resumes and starts this tick will run: resumes first, then ready items (and retryable ones
     with `retry_blocked`), at most `max_parallel_work` in all, new attempts at most `attempts_remaining`."""
     intent = view.intent
@@ -70,8 +126,7 @@ def prepare_jobs(layout: Layout, goal_id: str, view: GoalView, report: TickRepor
     if intent.automation.resume_approved:
         for item in active:
             if len(jobs) < slots and (item.state, item.next_action) == ("awaiting_approval", "resume"):
-                _begin(jobs, report, item, lambda w=item.id: begin_resume(
-                    layout, w, actor=SUPERVISOR_ACTOR, goal_id=goal_id))
+                _begin(jobs, report, item, lambda w=item.id: starter.resume(w))
     starts = [w for w in active if w.state == "ready"]
     if intent.automation.retry_blocked:
         starts += [w for w in active if (w.state, w.next_action) == ("blocked", "retry")]
@@ -80,8 +135,7 @@ def prepare_jobs(layout: Layout, goal_id: str, view: GoalView, report: TickRepor
         if len(jobs) >= slots or budget <= 0:
             break
         retry = item.state == "blocked"
-        if _begin(jobs, report, item, lambda w=item.id, r=retry: begin_attempt(
-                layout, w, actor=SUPERVISOR_ACTOR, retry=r, goal_id=goal_id)):
+        if _begin(jobs, report, item, lambda w=item.id, r=retry: starter.start(w, r)):
             budget -= 1
     return jobs
 

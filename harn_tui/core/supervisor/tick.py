@@ -6,13 +6,15 @@ from harn_tui.core.errors import CorruptJournal, NotFound, Refused
 from harn_tui.core.faults import fault_point
 from harn_tui.core.ids import check_id
 from harn_tui.core.layout import Layout
-from harn_tui.core.leases import HeldLease, LeaseBusy, try_hold
+from harn_tui.core.leases import HeldLease, LeaseBusy, hold_lease, try_hold
 from harn_tui.core.planning import PLAN_ACTIONS, PlanOutcome, loop_view, run_plan_cycle
-from harn_tui.core.projection import GoalView
-from harn_tui.core.queries import show_goal
-from harn_tui.core.supervisor.dispatch import dispatch_cycle
+from harn_tui.core.projection import GoalView, project_goal
+from harn_tui.core.queries import with_torn_logs
+from harn_tui.core.runner import PreparedAttempt
+from harn_tui.core.supervisor.dispatch import TreeStarter, dispatch_cycle, needs_acceptance, prepare_jobs, run_jobs
 from harn_tui.core.supervisor.report import TickReport, stop_reason_for
 from harn_tui.core.transitions import approve_plan
+from harn_tui.core.tree import Tree
 from harn_tui.core.writer import SUPERVISOR_ACTOR
 
 
@@ -28,29 +30,45 @@ def hold_loop(layout: Layout, goal_id: str) -> HeldLease | None:
 
 
 def tick_goal(layout: Layout, goal_id: str) -> TickReport:
-    """One tick; the report carries the goal document read after the lock is released."""
+    """One tick; the report carries the goal document read after the lock is released. That one read also
+    gives the stop reason of a tick that acted."""
     require_goal(layout, goal_id)
     lock = hold_loop(layout, goal_id)
     if lock is None:
         report = TickReport("busy")
     else:
         try:
-            report = tick_locked(layout, goal_id)
+            report = tick_locked(layout, goal_id, settle=False)
         finally:
             lock.release()
-    report.goal = show_goal(layout, goal_id)
+    tree = Tree.load_scoped(layout, goal_id)
+    report.goal = with_torn_logs(tree, project_goal(tree, goal_id))
+    if report.acted:
+        tree.goals[goal_id].loop_held = False
+        report.stop_reason = stop_reason_for(project_goal(tree, goal_id))
     return report
 
 
-def tick_locked(layout: Layout, goal_id: str) -> TickReport:
+def tick_locked(layout: Layout, goal_id: str, settle: bool = True) -> TickReport:
     """The cycle itself; the caller holds `supervisor.lock`. A goal with nothing to do is not written to; an
-    unreadable goal is CorruptJournal (exit 5), never acted on."""
+    unreadable goal is CorruptJournal (exit 5), never acted on.
+
+    The goal is read once, under the goal lease, for the decision; when the decision is to start attempts they
+    are recorded on that same read before the lease is released. With `settle`, a tick that acted re-reads the
+    goal for its stop reason (a caller that reads the goal afterwards anyway passes False and sets it)."""
     fault_point("tick.start")
-    _, view = loop_view(layout, goal_id)
-    if view.state == "corrupt":
-        raise CorruptJournal(f"goal {goal_id} is corrupt: {view.reason}")
-    report = TickReport(stop_reason_for(view))
-    if view.next_action in PLAN_ACTIONS:
+    jobs: list[PreparedAttempt] | None = None
+    with hold_lease(layout.goal(goal_id) / "lease", f"goal {goal_id}"):
+        tree, view = loop_view(layout, goal_id)
+        if view.state == "corrupt":
+            raise CorruptJournal(f"goal {goal_id} is corrupt: {view.reason}")
+        report = TickReport(stop_reason_for(view))
+        if view.next_action == "run" and not needs_acceptance(view):
+            jobs = prepare_jobs(view, report, TreeStarter(layout, tree, goal_id))
+    if jobs is not None:
+        report.dispatches += len(jobs)
+        report.outcomes.extend(run_jobs(jobs))
+    elif view.next_action in PLAN_ACTIONS:
         plan_step(layout, goal_id, report)
     elif view.next_action == "review_plan" and auto_applies(view):
         finish_auto_apply(layout, view, report)
@@ -58,8 +76,9 @@ def tick_locked(layout: Layout, goal_id: str) -> TickReport:
         dispatch_cycle(layout, goal_id, view, report)
     if report.acted:
         report.cycles = 1
-        _, after = loop_view(layout, goal_id)
-        report.stop_reason = stop_reason_for(after)
+        if settle:
+            _, after = loop_view(layout, goal_id)
+            report.stop_reason = stop_reason_for(after)
     fault_point("tick.end")
     return report
 
