@@ -32,10 +32,11 @@ def ensure_dir(path: Path) -> None:
     ensure_dir(path.parent)
     with contextlib.suppress(FileExistsError):
         os.mkdir(path, DIR_MODE)
-        _fsync_dir(path.parent)
+        fsync_dir(path.parent)
 
 
-def _fsync_dir(path: Path) -> None:
+def fsync_dir(path: Path) -> None:
+    """Make the entries of `path` (files linked or created in it, directories made in it) durable."""
     fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
     try:
         os.fsync(fd)
@@ -88,8 +89,11 @@ class ImmutableConflict(Refused):
     """An immutable record already exists with a different body."""
 
 
-def write_immutable(path: Path, body: bytes) -> bool:
-    """Write `body` at `path` once. True if written now, False if an identical body was already there."""
+def write_immutable(path: Path, body: bytes, *, sync_dir: bool = True) -> bool:
+    """Write `body` at `path` once. True if written now, False if an identical body was already there.
+
+    The body is fsynced before it is linked into place, always. With `sync_dir` false the caller fsyncs the
+    directory itself (`fsync_dir`) before anything durable depends on the new entry (a batch of writes)."""
     directory = path.parent
     ensure_dir(directory)
     remove_stale_temps(directory)
@@ -114,12 +118,13 @@ def write_immutable(path: Path, body: bytes) -> bool:
     finally:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temp)
-    _fsync_dir(directory)
+    if sync_dir:
+        fsync_dir(directory)
     return True
 
 
-def write_record(path: Path, record: BaseModel) -> bool:
-    return write_immutable(path, record_bytes(record))
+def write_record(path: Path, record: BaseModel, *, sync_dir: bool = True) -> bool:
+    return write_immutable(path, record_bytes(record), sync_dir=sync_dir)
 
 
 def event_line(event: BaseModel) -> bytes:
@@ -151,10 +156,11 @@ def complete_length(path: Path) -> tuple[int, int]:
         os.close(fd)
 
 
-def append_line(path: Path, line: bytes) -> None:
-    """Append one line with a single write and fsync; the caller holds the lease.
+def append_line(path: Path, line: bytes, *, sync_dir: bool = True) -> bool:
+    """Append one line with a single write and fsync; the caller holds the lease. True if the file was new.
 
-    A torn final line (no trailing newline) is truncated first: it is the one damage a writer repairs.
+    A torn final line (no trailing newline) is truncated first: it is the one damage a writer repairs. A new
+    file's directory is fsynced too, unless `sync_dir` is false: then the caller does it (a batch of appends).
     """
     if not line.endswith(b"\n") or b"\n" in line[:-1]:
         raise ValueError("a JSONL append is exactly one line ending in a newline")
@@ -173,5 +179,6 @@ def append_line(path: Path, line: bytes) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
-    if size == 0:
-        _fsync_dir(path.parent)
+    if size == 0 and sync_dir:
+        fsync_dir(path.parent)
+    return size == 0

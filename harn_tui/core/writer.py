@@ -17,12 +17,22 @@ SUPERVISOR_ACTOR = "supervisor"
 
 def append_event(log: JsonlTail[Any], event_type: type[E], actor: str, **payload: Any) -> E:
     """Append one `event_type` to `log`; the caller holds the lease and has refreshed `log` under it."""
+    return _append(log, event_type, actor, payload, sync_dir=True)
+
+
+def append_event_batched(log: JsonlTail[Any], event_type: type[E], actor: str, **payload: Any) -> E:
+    """`append_event` (one write + fsync) that leaves the directory fsync of a log it creates to the caller,
+    who batches it with others (`fsio.fsync_dir`) before anything durable depends on the new log."""
+    return _append(log, event_type, actor, payload, sync_dir=False)
+
+
+def _append(log: JsonlTail[Any], event_type: type[E], actor: str, payload: dict[str, Any], *, sync_dir: bool) -> E:
     log.refresh()
     if log.problem is not None:
         raise CorruptJournal(log.problem)
     event = event_type.model_validate(
         {"seq": len(log.events) + 1, "ts": now_iso(), "actor": actor, **payload}, by_alias=True
     )
-    append_line(log.path, event_line(event))
+    append_line(log.path, event_line(event), sync_dir=sync_dir)
     log.refresh()
     return event

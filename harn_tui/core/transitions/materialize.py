@@ -7,13 +7,15 @@ exists is reused only when its intent matches exactly; all conflicts are found b
 
 from __future__ import annotations
 
+import contextlib
+import os
 from dataclasses import dataclass
 
 from pydantic import ValidationError
 
 from harn_tui.core.errors import Refused
 from harn_tui.core.faults import fault_point
-from harn_tui.core.fsio import write_record
+from harn_tui.core.fsio import DIR_MODE, ensure_dir, fsync_dir, write_record
 from harn_tui.core.ids import is_valid_id, plan_work_id
 from harn_tui.core.journal import JsonlTail
 from harn_tui.core.layout import Layout
@@ -27,7 +29,7 @@ from harn_tui.core.records import (
     WorkSource,
 )
 from harn_tui.core.records.events import WORK_EVENTS_ADAPTER
-from harn_tui.core.writer import append_event
+from harn_tui.core.writer import append_event_batched
 
 
 @dataclass(frozen=True)
@@ -128,12 +130,35 @@ def _inspect(layout: Layout, intent: WorkIntent) -> _Step:
 
 def materialize(layout: Layout, planned: PlannedWork, actor: str) -> None:
     """Write every missing intent and `work.created` (actor = the approving actor). The caller holds the goal
-    lease. Fault points: `materialize.item` after each item, `materialize.before_applied` after the last."""
+    lease. Fault points: `materialize.item` after each item's `work.created`, `materialize.before_applied` at
+    the end.
+
+    Durability is batched by phase, in an order a crash anywhere leaves repairable (the repeat completes a
+    directory without `intent.json`): the missing directories are made and `work/` is fsynced once; every
+    intent is fsynced and linked, then each new intent's directory is fsynced, so an intent is durable before
+    its item's first event exists; every `work.created` is appended (one write + fsync each), then each new
+    log's directory is fsynced. Everything is durable before the caller appends `plan.applied`. Grouping the
+    links before the directory fsyncs lets one journal commit cover them all."""
     steps = [_inspect(layout, intent) for intent in planned.intents]
+    ensure_dir(layout.work_dir)
+    made = False
     for step in steps:
         if step.write_intent:
-            write_record(layout.work(step.intent.id) / "intent.json", step.intent)
+            with contextlib.suppress(FileExistsError):
+                os.mkdir(layout.work(step.intent.id), DIR_MODE)
+                made = True
+    if made:
+        fsync_dir(layout.work_dir)
+    linked = [step for step in steps if step.write_intent and write_record(
+        layout.work(step.intent.id) / "intent.json", step.intent, sync_dir=False)]
+    for step in linked:
+        fsync_dir(layout.work(step.intent.id))
+    created = []
+    for step in steps:
         if step.append_created:
-            append_event(step.log, WorkCreated, actor)
+            append_event_batched(step.log, WorkCreated, actor)
+            created.append(step)
         fault_point("materialize.item")
+    for step in created:
+        fsync_dir(step.log.path.parent)
     fault_point("materialize.before_applied")
