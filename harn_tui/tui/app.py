@@ -7,7 +7,9 @@ the embedded supervisor loop in a daemon thread under the core's own leases.
 
 from __future__ import annotations
 
+import os
 import threading
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +19,7 @@ from textual import work
 from textual.app import App
 from textual.binding import Binding
 from textual.notifications import SeverityLevel
+from textual.timer import Timer
 from textual.worker import Worker, WorkerState
 
 from harn_tui.core.console_model import ConsoleModel, ModelUpdate, SeenEvent
@@ -30,6 +33,7 @@ from harn_tui.tui.watcher import TreeWatcher
 from harn_tui.tui.widgets.header import HeaderState
 
 LIVENESS_EVERY_S = 1.0
+BEAT_AT_MOST_EVERY_S = 0.5
 SUPERVISOR_WAKE_S = 5.0
 SUPERVISOR_STOP_WAIT_S = 3.0
 MAX_NOTICES = 200
@@ -64,8 +68,12 @@ class HarnConsole(App[None]):
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
 
     def __init__(self, layout: Layout, *, actor: str, supervisor: bool = False, model: ConsoleModel | None = None,
-                 watch: bool = True, presence: bool = True, root_label: str | None = None) -> None:
+                 watch: bool = True, presence: bool = True, root_label: str | None = None,
+                 watcher: TreeWatcher | None = None) -> None:
         super().__init__()
+        if "TEXTUAL_ANIMATIONS" not in os.environ:
+            # no sliding tab underlines or smooth scrolls: each is a dozen frames over a slow link
+            self.animation_level = "none"
         self.layout = layout
         self.actor = actor
         self.model = model
@@ -77,10 +85,12 @@ class HarnConsole(App[None]):
         self.notices: list[Notice] = []
         self.others: tuple[Presence, ...] = ()
         self.heartbeat = Heartbeat.for_this_process(layout, actor)
-        self.watcher: TreeWatcher | None = None
+        self.watcher: TreeWatcher | None = watcher if watch else None
         self._supervisor_stop: threading.Event | None = None
         self._supervisor_thread: threading.Thread | None = None
         self._beat_key: tuple[str | None, str | None] | None = None
+        self._last_beat = 0.0
+        self._beat_timer: Timer | None = None
         self.last_tick: str | None = None
 
     # ----- lifecycle
@@ -90,17 +100,24 @@ class HarnConsole(App[None]):
             self.model = ConsoleModel.load(self.layout)
         self.push_screen(MainScreen(self.model))
         if self.watch_tree:
-            self.watcher = TreeWatcher(self.layout.base, lambda: self.post_message(TreeChanged()))
-            self.run_worker(self.watcher.run(), name="watcher", group="watch", exit_on_error=False)
+            self.watcher = self.watcher or TreeWatcher(self.layout.base)
+            if self.presence_enabled:
+                self.watcher.ignored.add(self.layout.presence.resolve() / self.heartbeat.name)
+            self.call_after_refresh(self._start_watching)
             self.set_interval(LIVENESS_EVERY_S, self._probe_liveness, name="liveness")
         if self.presence_enabled:
             self.set_interval(HEARTBEAT_EVERY_S, self._heartbeat, name="presence")
         if self.supervisor_wanted:
             self.start_supervisor()
 
+    def _start_watching(self) -> None:
+        """After the first paint: arming the watcher competes for the CPU with the first frame."""
+        if self.watcher is not None and not self.closing:
+            self.watcher.follow(lambda: self.post_message(TreeChanged()))
+
     def on_unmount(self) -> None:
         if self.watcher is not None:
-            self.watcher.stop.set()
+            self.watcher.close()
         if self.presence_enabled:
             self.heartbeat.remove()
         if self._supervisor_stop is not None:
@@ -129,7 +146,7 @@ class HarnConsole(App[None]):
         """Re-read `paths` into the model and bring the screen up to date (also used after a dispatch)."""
         assert self.model is not None
         update = self.model.apply(paths)
-        await self._show_update(update)
+        self._show_update(update)
         return update
 
     @property
@@ -137,35 +154,51 @@ class HarnConsole(App[None]):
         """True once the app is shutting down: timers and watcher messages then leave the screen alone."""
         return self._exit or self._closing
 
-    async def _show_update(self, update: ModelUpdate) -> None:
+    def _show_update(self, update: ModelUpdate) -> None:
         if update.empty or self.closing:
             return
+        header = update.seen != ()
         if update.presence:
-            self.others = tuple(self.heartbeat.others()) if self.presence_enabled else ()
-        await self.main.model_updated(update)
+            others = tuple(self.heartbeat.others()) if self.presence_enabled else ()
+            header = header or others != self.others
+            self.others = others
+        self.main.model_updated(update)
         for seen in update.transitions_by_others(self.actor):
             self.note("information", f"{seen.actor}", _describe(seen))
-        self.refresh_header()
+        if header:
+            self.refresh_header()
 
-    async def _probe_liveness(self) -> None:
+    def _probe_liveness(self) -> None:
         if self.model is not None:
-            await self._show_update(self.model.refresh_liveness())
+            self._show_update(self.model.refresh_liveness())
 
     # ----- presence
 
     def beat(self, goal_id: str | None, focus: str | None) -> None:
-        """Rewrite the heartbeat if what this operator looks at changed (the timer rewrites it anyway)."""
+        """Rewrite the heartbeat if what this operator looks at changed (the timer rewrites it anyway).
+
+        At most one write per `BEAT_AT_MOST_EVERY_S`: an operator running the cursor down a list writes once,
+        when the cursor rests, not once per row."""
         if not self.presence_enabled or self._beat_key == (goal_id, focus):
             return
         self._beat_key = (goal_id, focus)
-        self.heartbeat.beat(goal_id, focus)
+        wait = self._last_beat + BEAT_AT_MOST_EVERY_S - time.monotonic()
+        if wait <= 0:
+            self._write_beat()
+        elif self._beat_timer is None:
+            self._beat_timer = self.set_timer(wait, self._write_beat, name="presence-beat")
 
-    def _heartbeat(self) -> None:
+    def _write_beat(self) -> None:
+        self._beat_timer = None
+        self._last_beat = time.monotonic()
         goal_id, focus = self._beat_key or (None, None)
         try:
             self.heartbeat.beat(goal_id, focus)
         except OSError as error:
             self.note("warning", "presence", f"could not write the presence heartbeat: {error}")
+
+    def _heartbeat(self) -> None:
+        self._write_beat()
         others = tuple(self.heartbeat.others())
         if others != self.others:
             self.others = others

@@ -1,31 +1,30 @@
-"""The one file watcher: watchfiles over `.harnery/`, short debounce, polling fallback, coalesced messages.
+"""The console's one file watcher: a child process (`watch_process`) whose batches a reader thread collects.
 
-Changed paths collect in `pending`; each batch posts one `TreeChanged`, and adjacent messages coalesce, so
-the screen drains every path in one refresh however fast the writers are. `HARN_POLL=1` forces polling
-(network filesystems, containers); an error from the native watcher falls back to polling too.
+Changed paths collect in `pending`; each batch calls `notify()` (the console posts a coalescing
+`TreeChanged`), and the handler drains the whole pending set, so a burst of writes costs one refresh however
+fast the writers are. The watching itself runs in another process because arming a native watcher (or
+polling) on a large tree holds the interpreter lock for seconds. `HARN_POLL=1` forces polling (network
+filesystems, containers); an error from the native watcher falls back to polling by itself.
+
+The console starts the process after its first paint (arming competes for the CPU with loading the tree);
+`since` is when the tree began to load, and the process's first batch lists what changed after that, so
+nothing written during the load or the arming is missed.
 """
 
 from __future__ import annotations
 
-import asyncio
+import contextlib
+import json
 import os
+import subprocess
+import sys
+import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import IO
 
-from watchfiles import Change, awatch
-
-from harn_tui.core.fsio import is_temp_name
-
-DEBOUNCE_MS = 80
-STEP_MS = 20
-POLL_DELAY_MS = 200
-_WANTED = {
-    "supervisors": {"goal.json", "supervisor.lock", "request.json", "proposal.json", "candidate.json",
-                    "review.json", "events.jsonl"},
-    "work": {"intent.json", "events.jsonl"},
-    "runs": {"proof.json", "lease", "transcript.jsonl"},
-    "approvals": {"request.json", "decision.json"},
-}
+STOP_WAIT_S = 1.0
 
 
 def polling_forced() -> bool:
@@ -33,58 +32,80 @@ def polling_forced() -> bool:
 
 
 class TreeWatcher:
-    """Watches one `.harnery/` and calls `notify()` (from the event loop) after each batch of changes."""
+    """Watches one `.harnery/` from a child process; `follow(notify)` starts delivering its batches."""
 
-    def __init__(self, base: Path, notify: Callable[[], None]) -> None:
+    def __init__(self, base: Path, since: float | None = None) -> None:
         self.base = base.resolve()
-        self.notify = notify
+        self.since = time.time() if since is None else since
         self.pending: set[Path] = set()
+        self.ignored: set[Path] = set()
         self.mode = "polling" if polling_forced() else "native"
-        self.stop = asyncio.Event()
+        self.ready = threading.Event()
+        self.failure: str | None = None
+        self._lock = threading.Lock()
+        self._process: subprocess.Popen[bytes] | None = None
+        self._reader: threading.Thread | None = None
 
-    def relevant(self, change: Change, path: str) -> bool:
-        """Only records, logs and leases the model reads; never temp files, scratch dirs or the cache."""
-        try:
-            parts = Path(path).relative_to(self.base).parts
-        except ValueError:
-            return False
-        if not parts or any(is_temp_name(part) for part in parts):
-            return False
-        top = parts[0]
-        if top == "presence":
-            return len(parts) == 2 and parts[1].endswith(".json")
-        wanted = _WANTED.get(top)
-        if wanted is None:
-            return False
-        if len(parts) == 2 or (top == "supervisors" and len(parts) in (3, 4) and parts[2] in ("plans",)):
-            return True  # a new goal, plan, work, run or approval directory
-        return parts[-1] in wanted and "scratch" not in parts
+    def start(self) -> TreeWatcher:
+        """Spawn the watching process (idempotent)."""
+        if self._process is None:
+            argv = [sys.executable, "-m", "harn_tui.tui.watch_process", str(self.base), "--since", repr(self.since)]
+            if self.mode == "polling":
+                argv.append("--poll")
+            self._process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                             stderr=subprocess.DEVNULL, close_fds=True)
+        return self
+
+    def follow(self, notify: Callable[[], None]) -> None:
+        """Read the process's batches in a daemon thread; `notify` must be safe to call from that thread."""
+        self.start()
+        if self._reader is None:
+            assert self._process is not None and self._process.stdout is not None
+            self._reader = threading.Thread(target=self._read, args=(self._process.stdout, notify),
+                                            name="harn-watch-reader", daemon=True)
+            self._reader.start()
+
+    def _read(self, stream: IO[bytes], notify: Callable[[], None]) -> None:
+        for line in stream:
+            try:
+                message = json.loads(line)
+            except ValueError:
+                continue
+            if not isinstance(message, dict):
+                continue
+            if "ready" in message:
+                self.mode = str(message["ready"])
+                self.ready.set()
+            if "failed" in message:
+                self.failure = str(message["failed"])
+            paths = {self.base / str(path) for path in message.get("paths", ())} - self.ignored
+            if paths:
+                with self._lock:
+                    self.pending.update(paths)
+                notify()
 
     def drain(self) -> set[Path]:
-        paths, self.pending = self.pending, set()
+        with self._lock:
+            paths, self.pending = self.pending, set()
         return paths
 
-    async def run(self) -> None:
-        """Watch until `stop` is set; switch to polling if the native watcher fails."""
-        while not self.stop.is_set():
-            try:
-                await self._watch(force_polling=self.mode == "polling")
-                return
-            except (OSError, RuntimeError):
-                if self.mode == "polling":
-                    raise
-                self.mode = "polling"
-
-    async def _watch(self, *, force_polling: bool) -> None:
-        async for changes in awatch(
-            self.base,
-            watch_filter=self.relevant,
-            debounce=DEBOUNCE_MS,
-            step=STEP_MS,
-            stop_event=self.stop,
-            force_polling=force_polling,
-            poll_delay_ms=POLL_DELAY_MS,
-            recursive=True,
-        ):
-            self.pending.update(Path(path) for _, path in changes)
-            self.notify()
+    def close(self) -> None:
+        """Stop the watching process (it holds no state: terminated at once, killed if it lingers)."""
+        process, self._process = self._process, None
+        if process is None:
+            return
+        if process.stdin is not None:
+            with contextlib.suppress(OSError):
+                process.stdin.close()
+        with contextlib.suppress(ProcessLookupError):
+            process.terminate()
+        try:
+            process.wait(timeout=STOP_WAIT_S)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        if self._reader is not None:
+            self._reader.join(timeout=STOP_WAIT_S)  # the process is gone: its stdout is at end of file
+        if process.stdout is not None and (self._reader is None or not self._reader.is_alive()):
+            with contextlib.suppress(OSError):
+                process.stdout.close()

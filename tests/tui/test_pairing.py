@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 
 import pytest
-from textual.widgets import Input, Static
+from textual.widgets import Input
 
 from harn_tui.core.layout import Layout
 from harn_tui.tui import dispatch as requests
+from harn_tui.tui.widgets.content_view import ContentView
 from harn_tui.tui.widgets.header import HeaderBar
 from tests.tui import scenarios as s
 from tests.tui.conftest import Factory, notices, plan_events, settle, wait_until
@@ -84,5 +85,5 @@ async def test_two_consoles_racing_the_same_approve_apply_it_once(everything: La
         assert len(applied) == 1
         titles = sorted(n.title for app in (alice, bob) for n in app.notices if n.title in ("done", "already done"))
         assert titles == ["already done", "done"]
-        body = str(bob.main.query_one("#attention-body", Static).content)
+        body = bob.main.query_one("#attention-body", ContentView).text
         assert body

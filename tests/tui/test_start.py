@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from textual.widgets import Static, TabbedContent
+from textual.widgets import TabbedContent
 
 from harn_tui.core.layout import Layout
+from harn_tui.tui.widgets.content_view import ContentView
 from harn_tui.tui.widgets.goals import GoalsPanel
-from harn_tui.tui.widgets.plans import PlanCard
+from harn_tui.tui.widgets.plans import PlanHistory
 from tests.tui import builders as b
 from tests.tui import scenarios as s
 from tests.tui.conftest import Factory
@@ -27,12 +28,11 @@ async def test_start_selects_the_pending_plan_and_shows_its_approval_card(everyt
         screen = app.main
         assert screen.goal_id == s.PLAN_GOAL
         assert screen.query_one(TabbedContent).active == "tab-plans"
-        cards = list(screen.query(PlanCard))
-        assert [c.plan.id for c in cards] == [s.PENDING_PLAN, s.APPLIED_PLAN]
-        body = str(cards[0].query_one(".plan-body", Static).content)
-        assert body.startswith("APPROVAL NEEDED")
+        body = screen.query_one(PlanHistory).body.text
+        assert body.index(s.PENDING_PLAN) < body.index(s.APPLIED_PLAN)  # newest first
+        assert body.startswith("APPROVAL NEEDED") and body.count("APPROVAL NEEDED") == 1
         assert "Add a bracket-depth guard" in body and "Verify the parser suite" in body
-        assert cards[0].query(".card-buttons") and not cards[1].query(".card-buttons")
+        assert screen.query_one("#plan-buttons").display
         keys = active_keys(app)
         assert keys["a"] == "approve_plan" and keys["x"] == "reject_plan"
 
@@ -41,7 +41,7 @@ async def test_untrusted_rationale_is_rendered_literally_without_crashing(everyt
     app = console()
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
-        body = str(app.main.query(PlanCard).first().query_one(".plan-body", Static).content)
+        body = app.main.query_one(PlanHistory).body.text
         assert "[bold]not bold[/bold] [link=http://x]click[/link] ␛[31mred␛[0m [ABC] [$var] end" in body
         assert "\x1b" not in body
         svg = app.export_screenshot()
@@ -64,7 +64,7 @@ async def test_corrupt_goal_is_listed_with_its_reason_beside_the_sound_ones(ever
         assert app.main.goal_id == s.CORRUPT_GOAL
         keys = active_keys(app)
         assert not {"a", "x", "r", "t"} & set(keys)
-        attention = str(app.main.query_one("#attention-body", Static).content)
+        attention = app.main.query_one("#attention-body", ContentView).text
         assert "unreadable" in attention
         goals.select_key(s.ATTENTION_GOAL)
         await pilot.pause()

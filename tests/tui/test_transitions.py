@@ -17,9 +17,10 @@ from harn_tui.tui import dispatch as requests
 from harn_tui.tui.forms.accept import AcceptForm
 from harn_tui.tui.forms.reason import ReasonForm
 from harn_tui.tui.forms.reopen import ReopenForm
+from harn_tui.tui.widgets.content_view import ContentView
 from harn_tui.tui.widgets.goals import GoalsPanel
 from harn_tui.tui.widgets.graph import GraphPanel
-from harn_tui.tui.widgets.plans import PlanCard
+from harn_tui.tui.widgets.plans import PlanHistory
 from tests.tui import scenarios as s
 from tests.tui.conftest import Factory, notices, plan_events, settle, work_events
 
@@ -47,8 +48,9 @@ async def test_approve_from_the_keyboard_applies_the_plan_and_updates_the_panels
         assert f"information|done|approve plan {s.PENDING_PLAN}: applied" in notices(app)
         goal = app.main.goal
         assert goal is not None and goal.active_root == f"{s.PENDING_PLAN}-verify"
-        cards = list(app.main.query(PlanCard))
-        assert cards[0].plan.status == "applied" and not cards[0].query(".card-buttons")
+        plans = app.main.query_one(PlanHistory)
+        assert plans.body.text.startswith(f"✔ applied  {s.PENDING_PLAN}")
+        assert "APPROVAL NEEDED" not in plans.body.text and not app.main.query_one("#plan-buttons").display
         assert "approve_plan" not in {b.binding.action for b in app.screen.active_bindings.values()}
         # a repeat of the same approval is idempotent: already done, nothing written
         app.dispatch(requests.approve_plan(s.PLAN_GOAL, s.PENDING_PLAN))
@@ -132,7 +134,7 @@ async def test_retry_that_is_not_eligible_is_not_offered_and_says_why(layout: La
         await pilot.press("3")
         await pilot.pause()
         assert "r" not in app.screen.active_bindings
-        body = str(app.main.query_one("#attention-body", Static).content)
+        body = str(app.main.query_one("#attention-body", ContentView).text)
         assert "✖ not eligible" in body and "✖ no  fingerprint unchanged" in body
         assert app.main.query_one("#attention-retry", Button).disabled
         await pilot.press("r")
@@ -277,7 +279,7 @@ async def test_graph_selection_shows_item_detail(everything: Layout, console: Fa
         graph = app.main.query_one(GraphPanel)
         assert graph.select_key("item:investigate")
         await pilot.pause()
-        body = str(app.main.query_one("#item-body", Static).content)
+        body = str(app.main.query_one("#item", ContentView).text)
         assert "Investigate the crash" in body and "superseded (not dispatchable)" in body
         assert "Objective" in body and "Do investigate" in body
         assert "#1 initial ✖ failed run-investigate-1" in body and "segfault in the lexer" in body

@@ -13,6 +13,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.events import DescendantFocus
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widgets import Button, DataTable, TabbedContent, TabPane
 
 from harn_tui.core.console_model import ConsoleModel, ModelUpdate
@@ -27,12 +28,15 @@ from harn_tui.tui.widgets.goals import GoalsPanel
 from harn_tui.tui.widgets.graph import GraphPanel
 from harn_tui.tui.widgets.header import HeaderBar, HeaderState
 from harn_tui.tui.widgets.item import ItemDetail
+from harn_tui.tui.widgets.keyed_table import KeyedTable
 from harn_tui.tui.widgets.plans import PlanHistory
 
 if TYPE_CHECKING:
     from harn_tui.tui.app import HarnConsole
 
 TABBED = ("attention", "plans", "findings", "item")
+PREFETCH_AFTER_S = 0.05
+FOCUS_TARGETS = {"attention": "#attention-body", "plans": "#plans-body", "findings": "#findings-table"}
 
 
 def decision_panel(goal: GoalView | None) -> str:
@@ -62,6 +66,7 @@ class MainScreen(TransitionActions, Screen[None]):
         self.model = model
         self.goal_id: str | None = None
         self.stale: set[str] = set(TABBED)
+        self._prefetch: Timer | None = None
 
     @property
     def console(self) -> HarnConsole:
@@ -88,36 +93,38 @@ class MainScreen(TransitionActions, Screen[None]):
                     yield ItemDetail(id="item")
         yield StableFooter()
 
-    async def on_mount(self) -> None:
+    def on_mount(self) -> None:
+        for table in self.query(KeyedTable):
+            table.cursor_moved = self.cursor_moved
         goals = self.model.goal_list()
         first = first_needing_human(goals)
         self.query_one(GoalsPanel).show(goals, prefer=first.id if first else None)
-        await self.select_goal(first.id if first else None, focus_decision=True)
+        self.select_goal(first.id if first else None, focus_decision=True)
         self.console.refresh_header()
 
     # ----- selection
 
-    async def select_goal(self, goal_id: str | None, *, focus_decision: bool = False) -> None:
+    def select_goal(self, goal_id: str | None, *, focus_decision: bool = False) -> None:
         self.goal_id = goal_id
         goal = self.goal
         graph = self.query_one(GraphPanel)
         graph.show(goal, prefer_work=decision_work(goal))
-        await self.show_goal_panels()
+        self.stale = set(TABBED)
         panel = decision_panel(goal)
         tab = "item" if panel == "graph" else panel
         self.show_tab(tab)
-        await self.refresh_tab(tab)
+        self.refresh_tab(tab)
         if focus_decision and goal is not None and goal.needs_human:
             self.focus_panel(panel)
         self.announce()
         self.refresh_bindings()
 
-    async def show_goal_panels(self) -> None:
+    def show_goal_panels(self) -> None:
         """Mark every tab stale and refill the visible one; a hidden tab is refilled when it is shown."""
         self.stale = set(TABBED)
-        await self.refresh_tab(self.active_tab())
+        self.refresh_tab(self.active_tab())
 
-    async def refresh_tab(self, name: str) -> None:
+    def refresh_tab(self, name: str) -> None:
         if name not in self.stale:
             return
         self.stale.discard(name)
@@ -125,7 +132,7 @@ class MainScreen(TransitionActions, Screen[None]):
         if name == "attention":
             self.query_one(AttentionPanel).show(self.model, goal)
         elif name == "plans":
-            await self.query_one(PlanHistory).show(goal)
+            self.query_one(PlanHistory).show(goal)
         elif name == "findings":
             findings = self.query_one(FindingsPanel)
             findings.show(self.model, goal)
@@ -137,10 +144,20 @@ class MainScreen(TransitionActions, Screen[None]):
             self.query_one(ItemDetail).show(self.model, goal, self.query_one(GraphPanel).work_id_at_cursor)
 
     def show_item(self) -> None:
-        """The graph cursor moved: refill the item tab now if it is shown, else when it is."""
+        """The graph cursor moved: refill the item tab now if it is shown, else when it is; once the cursor
+        rests, build the detail of the items next to it, so the next move shows it at once."""
         self.stale.add("item")
         if self.active_tab() == "item":
-            self.call_later(self.refresh_tab, "item")
+            self.refresh_tab("item")
+            if self._prefetch is not None:
+                self._prefetch.stop()
+            self._prefetch = self.set_timer(PREFETCH_AFTER_S, self._prefetch_neighbours, name="item-prefetch")
+
+    def _prefetch_neighbours(self) -> None:
+        self._prefetch = None
+        if self.active_tab() == "item" and not self.console.closing:
+            graph = self.query_one(GraphPanel)
+            self.query_one(ItemDetail).prefetch(self.model, self.goal, graph.neighbour_work_ids())
 
     def active_tab(self) -> str:
         return (self.query_one(TabbedContent).active or "tab-attention").removeprefix("tab-")
@@ -151,18 +168,11 @@ class MainScreen(TransitionActions, Screen[None]):
 
     def focus_panel(self, name: str) -> None:
         self.show_tab(name)
-        if name in self.stale:
-            self.call_later(self._focus_after_refresh, name)
-            return
-        target = {"findings": "#findings-table"}.get(name, f"#{name}")
-        widget = self.query_one(target)
+        self.refresh_tab(name)
+        widget = self.query_one(FOCUS_TARGETS.get(name, f"#{name}"))
         if name == "findings" and not widget.display:
             widget = self.query_one("#findings-detail")
         widget.focus()
-
-    async def _focus_after_refresh(self, name: str) -> None:
-        await self.refresh_tab(name)
-        self.focus_panel(name)
 
     def action_focus_panel(self, name: str) -> None:
         self.focus_panel(name)
@@ -173,44 +183,60 @@ class MainScreen(TransitionActions, Screen[None]):
 
     # ----- live updates
 
-    async def model_updated(self, update: ModelUpdate) -> None:
+    def model_updated(self, update: ModelUpdate) -> None:
+        """Bring the panels up to date with `update`: only what it touched is refilled, in place."""
         if not self.query(GoalsPanel):
             return
-        goals = self.model.goal_list()
-        self.query_one(GoalsPanel).show(goals, prefer=self.goal_id)
-        if self.goal_id not in self.model.goals:
-            first = first_needing_human(goals)
-            await self.select_goal(first.id if first else None)
-            return
+        if update.goals:
+            goals = self.model.goal_list()
+            self.query_one(GoalsPanel).show(goals, prefer=self.goal_id)
+            if self.goal_id not in self.model.goals:
+                first = first_needing_human(goals)
+                self.select_goal(first.id if first else None)
+                return
         if self.goal_id in update.goals:
             graph = self.query_one(GraphPanel)
             graph.show(self.goal, prefer_work=graph.work_id_at_cursor)
-            await self.show_goal_panels()
+            self.show_goal_panels()
         elif update.transcripts:
             goal = self.goal
             item = goal.work_item(self.query_one(GraphPanel).work_id_at_cursor or "") if goal else None
             latest = item.latest_attempt if item is not None else None
             if latest is not None and latest.run_id in update.transcripts:
+                self.query_one(ItemDetail).forget()
                 self.show_item()
         self.refresh_bindings()
 
     # ----- events
 
     @on(DataTable.RowHighlighted)
-    async def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:
-        table = event.data_table
+    def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        """Most moves were already handled by `cursor_moved` in the same frame; this catches the rest."""
+        if isinstance(event.data_table, KeyedTable):
+            self.cursor_moved(event.data_table)
+
+    def cursor_moved(self, table: KeyedTable) -> None:
+        """A list's cursor moved: update only what depends on it (idempotent, so a late message costs nothing)."""
         if isinstance(table, GoalsPanel):
             key = table.cursor_key
             if key is not None and key != self.goal_id:
-                await self.select_goal(key)
-        elif isinstance(table, GraphPanel):
-            self.show_item()
+                self.select_goal(key)
+            return
+        if isinstance(table, GraphPanel):
+            if table.work_id_at_cursor == self.query_one(ItemDetail).shown_work and "item" not in self.stale:
+                return
             if table.has_focus:
                 self.show_tab("item")
-            self.announce()
+            self.show_item()
         elif table.id == "findings-table":
-            self.query_one(FindingsPanel).show_selected(self.model)
-            self.announce()
+            findings = self.query_one(FindingsPanel)
+            selected = findings.selected
+            if (selected.id if selected is not None else None) == findings.shown:
+                return
+            findings.show_selected(self.model)
+        else:
+            return
+        self.announce()
         self.refresh_bindings()
 
     @on(DescendantFocus)
@@ -221,8 +247,8 @@ class MainScreen(TransitionActions, Screen[None]):
         self.announce()
 
     @on(TabbedContent.TabActivated)
-    async def _tab_activated(self) -> None:
-        await self.refresh_tab(self.active_tab())
+    def _tab_activated(self) -> None:
+        self.refresh_tab(self.active_tab())
         self.refresh_bindings()
 
     @on(Button.Pressed)

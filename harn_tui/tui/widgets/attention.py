@@ -7,9 +7,9 @@ replan slot left?) before the operator types anything; the Retry button opens th
 from __future__ import annotations
 
 from textual.app import ComposeResult
-from textual.containers import VerticalScroll
+from textual.containers import Vertical
 from textual.content import Content
-from textual.widgets import Button, Static
+from textual.widgets import Button
 
 from harn_tui.core.console_model import ConsoleModel
 from harn_tui.core.console_views import (
@@ -24,6 +24,7 @@ from harn_tui.core.console_views import (
 from harn_tui.core.projection import GoalView
 from harn_tui.tui.states import check_mark, state_content
 from harn_tui.tui.text import indent, label, lines, literal, under_root
+from harn_tui.tui.widgets.content_view import ContentView
 from harn_tui.tui.widgets.plans import review_content
 
 
@@ -99,24 +100,34 @@ def attention_content(model: ConsoleModel, goal: GoalView) -> Content:
     return lines(parts)
 
 
-class AttentionPanel(VerticalScroll):
-    can_focus = True
+class AttentionPanel(Vertical):
+    """The attention text (scrollable, focusable) above the Retry button, which stays on screen."""
 
-    def __init__(self, **kwargs: object) -> None:
-        super().__init__(**kwargs)  # type: ignore[arg-type]
+    def __init__(self, **kwargs: str) -> None:
+        super().__init__(**kwargs)
         self.border_title = "Attention"
+        self.goal_id: str | None = None
 
     def compose(self) -> ComposeResult:
-        yield Static(literal("no goal selected"), id="attention-body")
+        yield ContentView(literal("no goal selected"), id="attention-body")
         yield Button("Retry plan… · r", id="attention-retry", compact=True)
 
+    @property
+    def body(self) -> ContentView:
+        return self.query_one("#attention-body", ContentView)
+
     def show(self, model: ConsoleModel, goal: GoalView | None) -> None:
-        body = self.query_one("#attention-body", Static)
         button = self.query_one("#attention-retry", Button)
+        same = goal is not None and goal.id == self.goal_id
+        self.goal_id = goal.id if goal is not None else None
         if goal is None:
-            body.update(literal("no goal selected"))
+            self.body.update(literal("no goal selected"))
             button.display = False
             return
-        body.update(attention_content(model, goal))
-        button.display = goal.state != "corrupt" and latest_attention_plan(goal) is not None
-        button.disabled = not retry_eligibility(goal).eligible
+        self.body.update(attention_content(model, goal), keep_scroll=same)
+        shown = goal.state != "corrupt" and latest_attention_plan(goal) is not None
+        if button.display != shown:
+            button.display = shown
+        disabled = not retry_eligibility(goal).eligible
+        if button.disabled != disabled:
+            button.disabled = disabled

@@ -7,16 +7,18 @@ from __future__ import annotations
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, Vertical
 from textual.content import Content
-from textual.widgets import Button, Static
+from textual.widgets import Button
 
 from harn_tui.core.console_model import ConsoleModel
 from harn_tui.core.console_views import all_findings, dispositions_so_far, review_queue
 from harn_tui.core.projection import GoalView, WorkView
 from harn_tui.tui.states import state_text
 from harn_tui.tui.text import clip, indent, label, lines, literal, literal_text
+from harn_tui.tui.widgets.content_view import ContentView
 from harn_tui.tui.widgets.keyed_table import KeyedTable, Row
+from harn_tui.tui.widgets.titles import set_border
 
 COLUMNS = (("State", "state"), ("Open findings", "open"), ("Title", "title"), ("Work", "id"))
 
@@ -56,24 +58,28 @@ def findings_content(model: ConsoleModel, work: WorkView) -> Content:
 
 
 class FindingsPanel(Vertical):
-    """A keyed table of the review queue above a scrollable detail of the selected item."""
+    """A keyed table of the review queue above a scrollable detail of the selected item and its buttons."""
 
-    def __init__(self, **kwargs: object) -> None:
-        super().__init__(**kwargs)  # type: ignore[arg-type]
+    def __init__(self, **kwargs: str) -> None:
+        super().__init__(**kwargs)
         self.border_title = "Findings"
         self.items: dict[str, WorkView] = {}
+        self.shown: str | None = None
 
     def compose(self) -> ComposeResult:
         yield KeyedTable(COLUMNS, id="findings-table")
-        with VerticalScroll(id="findings-detail"):
-            yield Static(literal("nothing is in review"), id="findings-body")
-            with Horizontal(classes="card-buttons", id="findings-buttons"):
-                yield Button("Accept… · a", id="findings-accept", variant="success", compact=True)
-                yield Button("Reopen… · o", id="findings-reopen", compact=True)
+        yield ContentView(literal("nothing is in review"), id="findings-detail")
+        with Horizontal(classes="card-buttons", id="findings-buttons"):
+            yield Button("Accept… · a", id="findings-accept", variant="success", compact=True)
+            yield Button("Reopen… · o", id="findings-reopen", compact=True)
 
     @property
     def table(self) -> KeyedTable:
         return self.query_one("#findings-table", KeyedTable)
+
+    @property
+    def detail(self) -> ContentView:
+        return self.query_one("#findings-detail", ContentView)
 
     @property
     def selected(self) -> WorkView | None:
@@ -84,18 +90,24 @@ class FindingsPanel(Vertical):
         queue = review_queue(goal) if goal is not None and goal.state != "corrupt" else []
         self.items = {w.id: w for w in queue}
         self.table.sync([review_row(w) for w in queue])
-        self.table.display = bool(queue)
-        self.border_subtitle = f"{len(queue)} item(s)" if queue else ""
+        if self.table.display != bool(queue):
+            self.table.display = bool(queue)
+        set_border(self, subtitle=f"{len(queue)} item(s)" if queue else "")
         self.show_selected(model)
 
     def show_selected(self, model: ConsoleModel) -> None:
-        body = self.query_one("#findings-body", Static)
         work = self.selected
         buttons = self.query_one("#findings-buttons")
         if work is None:
-            body.update(literal("nothing is in review and no work carries open findings"))
-            buttons.display = False
+            self.shown = None
+            self.detail.update(literal("nothing is in review and no work carries open findings"))
+            if buttons.display:
+                buttons.display = False
             return
-        body.update(findings_content(model, work))
-        buttons.display = True
-        self.query_one("#findings-accept", Button).display = work.state == "in_review"
+        self.detail.update(findings_content(model, work), keep_scroll=work.id == self.shown)
+        self.shown = work.id
+        if not buttons.display:
+            buttons.display = True
+        accept = self.query_one("#findings-accept", Button)
+        if accept.display != (work.state == "in_review"):
+            accept.display = work.state == "in_review"

@@ -85,3 +85,16 @@ class GraphPanel(KeyedTable):
     def work_id_at_cursor(self) -> str | None:
         row = self.selected_row
         return row.work_id if row is not None else None
+
+    def neighbour_work_ids(self) -> list[str]:
+        """The work items one move of the cursor away (the next row down first), to build their detail ahead."""
+        found: list[str] = []
+        if not self._order:
+            return found
+        here = min(max(self.cursor_row, 0), len(self._order) - 1)
+        for index in (here + 1, here - 1):
+            if 0 <= index < len(self._order):
+                row = self.layout_rows.get(self._order[index])
+                if row is not None and row.work_id and row.work_id not in found:
+                    found.append(row.work_id)
+        return found

@@ -55,4 +55,6 @@ class HeaderBar(Static):
     """Two lines; untrusted names are literal. Updated whenever presence or supervisor status changes."""
 
     def show(self, state: HeaderState) -> None:
-        self.update(header_content(state))
+        content = header_content(state)
+        if not (isinstance(self.content, Content) and content.is_same(self.content)):
+            self.update(content)

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from textual.containers import VerticalScroll
 from textual.content import Content
-from textual.widgets import Static
 
 from harn_tui.core.console_model import ConsoleModel
 from harn_tui.core.console_views import pending_approval, work_history
 from harn_tui.core.projection import AttemptView, GoalView, WorkView
 from harn_tui.tui.states import glyph, state_content, state_style
 from harn_tui.tui.text import indent, label, lines, literal, under_root
+from harn_tui.tui.widgets.content_view import ContentView
+from harn_tui.tui.widgets.titles import set_border
 
 
 def _heading(text: str) -> Content:
@@ -109,19 +109,56 @@ def _approval(model: ConsoleModel, approval_id: str) -> list[Content]:
     return parts
 
 
-class ItemDetail(VerticalScroll):
-    """Scrollable detail of the graph's selected item; focusable so the keyboard can scroll it."""
+EMPTY = "select a work item in the goal graph"
+BUILT_KEPT = 8
 
-    can_focus = True
 
-    def compose(self):  # type: ignore[no-untyped-def]
-        yield Static(literal("select a work item in the goal graph"), id="item-body")
+class ItemDetail(ContentView):
+    """Scrollable detail of the graph's selected item; focusable so the keyboard can scroll it.
+
+    A refresh of the item already shown (a live update) keeps the scroll position and repaints only the lines
+    that changed; another item starts at the top. The detail of the items next to the cursor can be built ahead
+    (`prefetch`, while the operator reads), so moving the cursor shows them without building them then."""
+
+    def __init__(self, **kwargs: str) -> None:
+        super().__init__(literal(EMPTY), **kwargs)
+        self.shown: tuple[str, str] | None = None
+        self.border_title = "Item"
+        self._built: dict[str, tuple[GoalView, Content]] = {}
+
+    @property
+    def shown_work(self) -> str | None:
+        return self.shown[1] if self.shown is not None else None
+
+    def _detail(self, model: ConsoleModel, goal: GoalView, work_id: str) -> Content:
+        found = self._built.get(work_id)
+        if found is not None and found[0] is goal:
+            return found[1]
+        if any(built is not goal for built, _ in self._built.values()):
+            self._built = {key: entry for key, entry in self._built.items() if entry[0] is goal}
+        content = item_content(model, goal, work_id)
+        self._built[work_id] = (goal, content)
+        while len(self._built) > BUILT_KEPT:
+            del self._built[next(iter(self._built))]
+        return content
+
+    def forget(self) -> None:
+        """Drop what was built ahead: something it shows changed without the goal being re-projected."""
+        self._built = {}
+
+    def prefetch(self, model: ConsoleModel, goal: GoalView | None, work_ids: list[str]) -> None:
+        if goal is None:
+            return
+        for work_id in work_ids:
+            self.prepare(self._detail(model, goal, work_id))
 
     def show(self, model: ConsoleModel, goal: GoalView | None, work_id: str | None) -> None:
-        body = self.query_one("#item-body", Static)
         if goal is None or work_id is None:
-            body.update(literal("select a work item in the goal graph"))
-            self.border_title = "Item"
+            self.shown = None
+            self.update(literal(EMPTY))
+            set_border(self, title="Item")
             return
-        body.update(item_content(model, goal, work_id))
-        self.border_title = f"Item {work_id}"
+        subject = (goal.id, work_id)
+        self.update(self._detail(model, goal, work_id), keep_scroll=subject == self.shown)
+        self.shown = subject
+        set_border(self, title=f"Item {work_id}")

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from rich.text import Text
+from textual.coordinate import Coordinate
 from textual.widgets import DataTable
 
 Row = tuple[str, Sequence[Text]]
@@ -16,13 +17,23 @@ def _signature(cells: Sequence[Text]) -> tuple[tuple[str, str], ...]:
 
 class KeyedTable(DataTable[Text]):
     """Rows are (key, cells). `sync` never clears unless the row order changed, and then restores the cursor
-    to the same key and the scroll offset, so a live refresh does not move what the operator looks at."""
+    to the same key and the scroll offset, so a live refresh does not move what the operator looks at.
+
+    `cursor_moved`, when set, is called as soon as the cursor moves (before `RowHighlighted` has travelled up
+    to the screen), so what depends on the cursor is updated in the same frame as the cursor itself."""
 
     def __init__(self, columns: Sequence[tuple[str, str]], **kwargs: object) -> None:
         super().__init__(cursor_type="row", zebra_stripes=False, **kwargs)  # type: ignore[arg-type]
         self._column_spec = list(columns)
         self._order: list[str] = []
         self._signatures: dict[str, tuple[tuple[str, str], ...]] = {}
+        self.cursor_moved: Callable[[KeyedTable], None] | None = None
+        self._syncing = False
+
+    def watch_cursor_coordinate(self, old_coordinate: Coordinate, new_coordinate: Coordinate) -> None:
+        super().watch_cursor_coordinate(old_coordinate, new_coordinate)
+        if old_coordinate != new_coordinate and self.cursor_moved is not None and not self._syncing:
+            self.cursor_moved(self)
 
     def on_mount(self) -> None:
         for label, key in self._column_spec:
@@ -39,12 +50,16 @@ class KeyedTable(DataTable[Text]):
         """Show exactly `rows`. The cursor stays on its key (or moves to `prefer` if given and present)."""
         keys = [key for key, _ in rows]
         keep = prefer if prefer in keys else self.cursor_key
-        if keys == self._order:
-            self._update_cells(rows)
-        else:
-            self._rebuild(rows)
-        if keep is not None and keep in keys and self.cursor_key != keep:
-            self.move_cursor(row=keys.index(keep), animate=False, scroll=True)
+        self._syncing = True  # the caller refreshes what depends on the cursor after a sync
+        try:
+            if keys == self._order:
+                self._update_cells(rows)
+            else:
+                self._rebuild(rows)
+            if keep is not None and keep in keys and self.cursor_key != keep:
+                self.move_cursor(row=keys.index(keep), animate=False, scroll=True)
+        finally:
+            self._syncing = False
 
     def _update_cells(self, rows: Sequence[Row]) -> None:
         column_keys = [key for _, key in self._column_spec]

@@ -1,21 +1,23 @@
 """The Plan history panel: every plan newest first; a pending proposal is an approval card with its steps.
 
-Rationale and reasons are wrapped, never truncated. The card's Approve and Reject buttons run the same
-screen actions as the `a` and `x` keys and the palette entries.
+Rationale and reasons are wrapped, never truncated. The Approve and Reject buttons below the history (shown
+while the latest plan is a proposal) run the same screen actions as the `a` and `x` keys and the palette.
 """
 
 from __future__ import annotations
 
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, Vertical
 from textual.content import Content
-from textual.widgets import Button, Static
+from textual.widgets import Button
 
 from harn_tui.core.console_views import pending_proposal
 from harn_tui.core.projection import GoalView, PlanView
 from harn_tui.core.records import Proposal, ReviewReceipt
 from harn_tui.tui.states import glyph, state_style
 from harn_tui.tui.text import indent, label, lines, literal
+from harn_tui.tui.widgets.content_view import ContentView
+from harn_tui.tui.widgets.titles import set_border
 
 
 def _heading(plan: PlanView, pending: bool) -> Content:
@@ -89,91 +91,45 @@ def plan_content(plan: PlanView, pending: bool) -> Content:
     return lines(parts)
 
 
-def _signature(plan: PlanView, pending: bool) -> tuple[object, ...]:
-    return (plan.status, len(plan.events), plan.proposal_sha256, plan.review is not None, pending)
+def history_content(goal: GoalView | None) -> Content:
+    """Every plan of the goal, newest first, a blank line between them; the pending proposal is marked."""
+    if goal is None or not goal.plans:
+        return literal("no readable plans" if goal is None or goal.state == "corrupt" else "no plans yet")
+    proposal = pending_proposal(goal)
+    pending_id = proposal.id if proposal is not None else None
+    return Content("\n\n").join(plan_content(plan, plan.id == pending_id) for plan in reversed(goal.plans))
 
 
-class PlanCard(Vertical):
-    """One plan; the pending proposal carries Approve/Reject buttons. Updated in place on a refresh."""
+class PlanHistory(Vertical):
+    """The plans as one scrollable text (only the lines on screen are rendered) and, while the latest plan is a
+    proposal, its Approve and Reject buttons below it, always on screen."""
 
-    def __init__(self, plan: PlanView, pending: bool) -> None:
-        super().__init__(classes="plan-card")
-        self.plan = plan
-        self.pending = pending
-        self.signature = _signature(plan, pending)
-        self.set_class(pending, "-pending")
-
-    def compose(self) -> ComposeResult:
-        yield Static(plan_content(self.plan, self.pending), classes="plan-body")
-        if self.pending:
-            yield _buttons()
-
-    async def refresh_plan(self, plan: PlanView, pending: bool) -> None:
-        signature = _signature(plan, pending)
-        if signature == self.signature:
-            return
-        was_pending = self.pending
-        self.plan, self.pending, self.signature = plan, pending, signature
-        self.set_class(pending, "-pending")
-        self.query_one(".plan-body", Static).update(plan_content(plan, pending))
-        if pending and not was_pending:
-            await self.mount(_buttons())
-        elif was_pending and not pending:
-            await self.query(".card-buttons").remove()
-
-
-def _buttons() -> Horizontal:
-    """Approve/Reject, only on the pending card (buttons are costly to style; history cards need none)."""
-    return Horizontal(
-        Button("Approve · a", id="card-approve", variant="success", compact=True),
-        Button("Reject · x", id="card-reject", variant="error", compact=True),
-        classes="card-buttons",
-    )
-
-
-class PlanHistory(VerticalScroll):
-    """Cards keyed by plan id, newest first; unchanged cards are kept, so scrolling survives live refreshes."""
-
-    can_focus = True
-
-    def __init__(self, **kwargs: object) -> None:
-        super().__init__(**kwargs)  # type: ignore[arg-type]
+    def __init__(self, **kwargs: str) -> None:
+        super().__init__(**kwargs)
         self.goal_id: str | None = None
-        self.empty_text: str | None = None
+        self.pending_id: str | None = None
         self.border_title = "Plan history"
 
-    async def show(self, goal: GoalView | None) -> None:
-        plans = list(reversed(goal.plans)) if goal is not None else []
-        proposal = pending_proposal(goal) if goal is not None else None
-        pending_id = proposal.id if proposal is not None else None
-        cards = list(self.query(PlanCard))
-        same_goal = goal is not None and goal.id == self.goal_id
-        self.goal_id = goal.id if goal is not None else None
-        if same_goal and [c.plan.id for c in cards] == [p.id for p in plans] and plans:
-            for card, plan in zip(cards, plans, strict=True):
-                await card.refresh_plan(plan, plan.id == pending_id)
-        elif same_goal and plans and [c.plan.id for c in cards] == [p.id for p in plans[len(plans) - len(cards):]]:
-            new = [PlanCard(p, p.id == pending_id) for p in plans[: len(plans) - len(cards)]]
-            if cards:
-                await self.mount_all(new, before=cards[0])
-            else:
-                await self.remove_children()
-                self.empty_text = None
-                await self.mount_all(new)
-            for card, plan in zip(cards, plans[len(new):], strict=True):
-                await card.refresh_plan(plan, plan.id == pending_id)
-        else:
-            await self._replace(goal, plans, pending_id)
-        self.border_subtitle = f"{len(plans)} plans, newest first" if plans else ""
+    def compose(self) -> ComposeResult:
+        yield ContentView(literal("no goal selected"), id="plans-body")
+        yield Horizontal(
+            Button("Approve · a", id="card-approve", variant="success", compact=True),
+            Button("Reject · x", id="card-reject", variant="error", compact=True),
+            classes="card-buttons", id="plan-buttons",
+        )
 
-    async def _replace(self, goal: GoalView | None, plans: list[PlanView], pending_id: str | None) -> None:
-        empty = None if plans else ("no readable plans" if goal is None or goal.state == "corrupt" else "no plans yet")
-        if not plans and empty == self.empty_text and not list(self.query(PlanCard)):
-            return
-        await self.remove_children()
-        self.empty_text = empty
-        if plans:
-            await self.mount_all([PlanCard(p, p.id == pending_id) for p in plans])
-        else:
-            await self.mount(Static(literal(empty or ""), classes="plan-empty"))
-        self.scroll_home(animate=False)
+    @property
+    def body(self) -> ContentView:
+        return self.query_one("#plans-body", ContentView)
+
+    def show(self, goal: GoalView | None) -> None:
+        same = goal is not None and goal.id == self.goal_id
+        self.goal_id = goal.id if goal is not None else None
+        proposal = pending_proposal(goal) if goal is not None else None
+        self.pending_id = proposal.id if proposal is not None else None
+        self.body.update(history_content(goal), keep_scroll=same)
+        buttons = self.query_one("#plan-buttons")
+        if buttons.display != (proposal is not None):
+            buttons.display = proposal is not None
+        count = len(goal.plans) if goal is not None else 0
+        set_border(self, subtitle=f"{count} plans, newest first" if count else "")
