@@ -25,6 +25,7 @@ class Command:
     key: str | None = None
     show: bool = True
     key_display: str | None = None
+    footer: str | None = None  # a shorter label for the footer (the palette shows the title)
 
 
 COMMANDS: tuple[Command, ...] = (
@@ -37,7 +38,8 @@ COMMANDS: tuple[Command, ...] = (
     Command("approve_request", "Approve request", "Approve the approval a parked attempt is waiting on", "y"),
     Command("deny_request", "Deny request", "Deny the approval a parked attempt is waiting on", "n"),
     Command("tick_goal", "Tick goal", "Run one supervisor cycle for this goal now", "t"),
-    Command("toggle_supervisor", "Supervisor on/off", "Start or stop the embedded supervisor loop", "s"),
+    Command("toggle_supervisor", "Supervisor on/off", "Start or stop the embedded supervisor loop", "s",
+            footer="Supervisor"),
     Command("focus_panel('goals')", "Go to goals", "Focus the goals panel", "1", show=False),
     Command("focus_panel('graph')", "Go to goal graph", "Focus the goal graph", "2", show=False),
     Command("focus_panel('attention')", "Go to attention", "Show why the goal stopped", "3", show=False),
@@ -54,7 +56,7 @@ def action_name(command: Command) -> str:
 def bindings() -> list[Binding]:
     """Key bindings for every command that has a key (several commands may share a key; the legal one wins)."""
     return [
-        Binding(c.key, c.action, c.title, show=c.show, tooltip=c.help, key_display=c.key_display)
+        Binding(c.key, c.action, c.footer or c.title, show=c.show, tooltip=c.help, key_display=c.key_display)
         for c in COMMANDS
         if c.key
     ]

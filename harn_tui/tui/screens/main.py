@@ -6,6 +6,7 @@ selects the first goal that needs a human and shows the panel holding its decisi
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING
 
 from textual import on
@@ -23,7 +24,7 @@ from harn_tui.tui.commands import ConsoleCommands, bindings
 from harn_tui.tui.screens.transitions import TransitionActions
 from harn_tui.tui.widgets.attention import AttentionPanel
 from harn_tui.tui.widgets.findings import FindingsPanel
-from harn_tui.tui.widgets.footer import StableFooter
+from harn_tui.tui.widgets.footer import KeysFooter
 from harn_tui.tui.widgets.goals import GoalsPanel
 from harn_tui.tui.widgets.graph import GraphPanel
 from harn_tui.tui.widgets.header import HeaderBar, HeaderState
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
 
 TABBED = ("attention", "plans", "findings", "item")
 PREFETCH_AFTER_S = 0.05
+GOAL_SETTLE_S = 0.12
 FOCUS_TARGETS = {"attention": "#attention-body", "plans": "#plans-body", "findings": "#findings-table"}
 
 
@@ -67,6 +69,8 @@ class MainScreen(TransitionActions, Screen[None]):
         self.goal_id: str | None = None
         self.stale: set[str] = set(TABBED)
         self._prefetch: Timer | None = None
+        self._refill: Timer | None = None
+        self._refilled_at = 0.0
 
     @property
     def console(self) -> HarnConsole:
@@ -91,7 +95,7 @@ class MainScreen(TransitionActions, Screen[None]):
                     yield FindingsPanel(id="findings")
                 with TabPane("Item", id="tab-item"):
                     yield ItemDetail(id="item")
-        yield StableFooter()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         for table in self.query(KeyedTable):
@@ -104,7 +108,29 @@ class MainScreen(TransitionActions, Screen[None]):
 
     # ----- selection
 
+    def goal_cursor_moved(self, goal_id: str) -> None:
+        """The goal list's cursor moved. The selection (what the keys act on, the footer) follows at once and the
+        cursor is drawn first; the graph and tabs are refilled right after that frame if the cursor was resting,
+        else once it rests (`GOAL_SETTLE_S`), so holding an arrow key runs through the goals without building
+        every goal's panels on the way."""
+        self.goal_id = goal_id
+        resting = self._refill is None and time.monotonic() - self._refilled_at >= GOAL_SETTLE_S
+        if self._refill is not None:
+            self._refill.stop()
+        self._refill = self.set_timer(0.001 if resting else GOAL_SETTLE_S, self._refill_goal, name="goal-refill")
+        self.announce()
+        self.refresh_bindings()
+
+    def _refill_goal(self) -> None:
+        self._refill = None
+        if not self.console.closing:
+            self.select_goal(self.goal_id)
+
     def select_goal(self, goal_id: str | None, *, focus_decision: bool = False) -> None:
+        if self._refill is not None:
+            self._refill.stop()
+            self._refill = None
+        self._refilled_at = time.monotonic()
         self.goal_id = goal_id
         goal = self.goal
         graph = self.query_one(GraphPanel)
@@ -220,7 +246,7 @@ class MainScreen(TransitionActions, Screen[None]):
         if isinstance(table, GoalsPanel):
             key = table.cursor_key
             if key is not None and key != self.goal_id:
-                self.select_goal(key)
+                self.goal_cursor_moved(key)
             return
         if isinstance(table, GraphPanel):
             if table.work_id_at_cursor == self.query_one(ItemDetail).shown_work and "item" not in self.stale:
