@@ -227,13 +227,7 @@ def load_approval_tree(layout: Layout, approval_id: str) -> Tree:
     approval = tree.load_approval(approval_id)
     work_id = approval.request.work_id if approval.request else None
     if work_id and layout.work(work_id).is_dir():
-        work = tree.load_work(work_id)
-        for dependency in work.intent.dependencies if work.intent else []:
-            if layout.work(dependency).is_dir():
-                tree.load_work(dependency)
-        for loaded in list(tree.work.values()):
-            tree.load_runs_of(loaded)
-            tree.load_approvals_of(loaded)
+        tree.load_work_closure([work_id])
     return tree
 
 

@@ -179,18 +179,30 @@ class Tree:
         """
         tree = cls(layout)
         goal = tree.load_goal(goal_id)
-        pending = list(tree.governed_candidates(goal))
+        tree.load_work_closure(tree.governed_candidates(goal))
+        return tree
+
+    @classmethod
+    def load_standalone(cls, layout: Layout, work_id: str) -> Tree:
+        """Load one work item, its transitive dependencies, their runs and approvals."""
+        tree = cls(layout)
+        tree.load_work_closure([work_id])
+        return tree
+
+    def load_work_closure(self, work_ids: list[str]) -> None:
+        """Load `work_ids` and their transitive dependencies (existing directories only), then their runs and
+        approvals."""
+        pending = list(work_ids)
         while pending:
             work_id = pending.pop()
-            if work_id in tree.work or not is_valid_id(work_id):
+            if work_id in self.work or not is_valid_id(work_id):
                 continue
-            work = tree.load_work(work_id)
+            work = self.load_work(work_id)
             if work.intent is not None:
                 pending.extend(work.intent.dependencies)
-        for work in list(tree.work.values()):
-            tree.load_runs_of(work)
-            tree.load_approvals_of(work)
-        return tree
+        for work in list(self.work.values()):
+            self.load_runs_of(work)
+            self.load_approvals_of(work)
 
     def governed_candidates(self, goal: GoalFiles) -> list[str]:
         ids: list[str] = []

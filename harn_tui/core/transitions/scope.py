@@ -152,23 +152,6 @@ def governed_by_lease(tree: Tree, work_id: str, goal_id: str | None) -> list[str
     return list(tree.work) if goal_id is not None else [work_id]
 
 
-def load_standalone(layout: Layout, work_id: str) -> Tree:
-    """A tree holding one work item, its transitive dependencies, their runs and approvals."""
-    tree = Tree(layout)
-    pending = [work_id]
-    while pending:
-        current = pending.pop()
-        if current in tree.work or not is_valid_id(current):
-            continue
-        work = tree.load_work(current)
-        if work.intent is not None:
-            pending.extend(work.intent.dependencies)
-    for work in list(tree.work.values()):
-        tree.load_runs_of(work)
-        tree.load_approvals_of(work)
-    return tree
-
-
 def _work_view(tree: Tree, work_id: str, goal: GoalView | None) -> WorkView:
     item = goal.work_item(work_id) if goal is not None else None
     if item is not None:
@@ -198,7 +181,7 @@ def work_lease(layout: Layout, work_id: str, goal_id: str | None = None) -> Iter
         with hold_lease(lease, what):
             if goal_id is None and owning_goal(layout, work_id) != owner:
                 continue
-            tree = Tree.load_scoped(layout, owner) if owner is not None else load_standalone(layout, work_id)
+            tree = Tree.load_scoped(layout, owner) if owner is not None else Tree.load_standalone(layout, work_id)
             if work_id not in tree.work:
                 tree.load_work(work_id)
                 tree.load_runs_of(tree.work[work_id])
