@@ -2,7 +2,9 @@
 
 A heartbeat is rewritten atomically (temporary file, then rename over the old one) every few seconds and
 removed when its console exits. A heartbeat older than `STALE_AFTER_S` belongs to a console that died
-without cleaning up: readers ignore it. Presence is advisory; nothing durable depends on it.
+without cleaning up: readers ignore it. One written on this host by a process that no longer exists is
+stale at once (a console killed by a signal it cannot handle, or by its terminal closing), and a console
+that notices one removes it. Presence is advisory; nothing durable depends on it.
 """
 
 from __future__ import annotations
@@ -83,27 +85,68 @@ def _age_s(updated_at: str, moment: datetime) -> float | None:
     return (moment - stamp).total_seconds()
 
 
+def pid_alive(pid: int) -> bool:
+    """Whether a process `pid` exists on this host (signal 0 probes it without sending anything)."""
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # it exists, under another user
+    return True
+
+
+def is_dead_here(presence: Presence, host: str) -> bool:
+    """A heartbeat written on `host` (this host) by a process that is gone."""
+    return presence.host == host and not pid_alive(presence.pid)
+
+
 def read_presence(
-    layout: Layout, *, exclude: str | None = None, stale_after_s: float = STALE_AFTER_S
+    layout: Layout, *, exclude: str | None = None, stale_after_s: float = STALE_AFTER_S, host: str | None = None
 ) -> list[Presence]:
-    """Every fresh heartbeat but `exclude` (a file name), sorted by actor; unreadable and stale ones are skipped."""
+    """Every live heartbeat but `exclude` (a file name), sorted by actor. Skipped: unreadable ones, ones older
+    than `stale_after_s`, and ones written on this host (`host`, default this machine's) by a dead process."""
+    here = safe_host() if host is None else host
+    return [presence for _, presence in _scan(layout, exclude, stale_after_s, here)]
+
+
+def remove_dead_here(layout: Layout, *, host: str | None = None) -> list[str]:
+    """Remove the heartbeats written on this host by processes that are gone; returns their file names."""
+    here = safe_host() if host is None else host
+    removed: list[str] = []
+    for name, _ in _scan(layout, None, float("inf"), here, dead=True):
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(layout.presence / name)
+            removed.append(name)
+    return removed
+
+
+def _scan(layout: Layout, exclude: str | None, stale_after_s: float, host: str,
+          dead: bool = False) -> list[tuple[str, Presence]]:
+    """(file name, heartbeat) of the readable heartbeats that are live (or, with `dead`, dead on `host`)."""
     try:
         names = sorted(os.listdir(layout.presence))
     except (FileNotFoundError, NotADirectoryError):
         return []
     moment = now()
-    found: list[Presence] = []
+    found: list[tuple[str, Presence]] = []
     for name in names:
         if name == exclude or is_temp_name(name) or not name.endswith(".json"):
             continue
         presence = _read_one(layout.presence / name)
         if presence is None or presence.name != name:
             continue
-        age = _age_s(presence.updated_at, moment)
-        if age is None or age > stale_after_s:
+        if dead:
+            if is_dead_here(presence, host):
+                found.append((name, presence))
             continue
-        found.append(presence)
-    return sorted(found, key=lambda p: (p.actor, p.host, p.pid))
+        age = _age_s(presence.updated_at, moment)
+        if age is None or age > stale_after_s or is_dead_here(presence, host):
+            continue
+        found.append((name, presence))
+    return sorted(found, key=lambda item: (item[1].actor, item[1].host, item[1].pid))
 
 
 def _read_one(path: Path) -> Presence | None:
@@ -153,4 +196,6 @@ class Heartbeat:
             os.unlink(self.path)
 
     def others(self) -> list[Presence]:
+        """The other consoles present; the heartbeats of dead consoles on this host are removed on the way."""
+        remove_dead_here(self.layout)
         return read_presence(self.layout, exclude=self.name)

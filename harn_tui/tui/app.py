@@ -7,7 +7,10 @@ the embedded supervisor loop in a daemon thread under the core's own leases.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
+import signal
 import threading
 import time
 from collections.abc import Iterable
@@ -34,6 +37,8 @@ from harn_tui.tui.widgets.header import HeaderState
 
 LIVENESS_EVERY_S = 1.0
 BEAT_AT_MOST_EVERY_S = 0.5
+EXIT_SIGNALS = (signal.SIGHUP, signal.SIGTERM)
+SIGNAL_EXIT_WAIT_S = 5.0
 SUPERVISOR_WAKE_S = 5.0
 SUPERVISOR_STOP_WAIT_S = 3.0
 MAX_NOTICES = 200
@@ -90,6 +95,7 @@ class HarnConsole(App[None]):
         self._supervisor_thread: threading.Thread | None = None
         self._beat_key: tuple[str | None, str | None] | None = None
         self._last_beat = 0.0
+        self._signals: list[int] = []
         self._beat_timer: Timer | None = None
         self.last_tick: str | None = None
 
@@ -109,6 +115,27 @@ class HarnConsole(App[None]):
             self.set_interval(HEARTBEAT_EVERY_S, self._heartbeat, name="presence")
         if self.supervisor_wanted:
             self.start_supervisor()
+        self._catch_signals()
+
+    def _catch_signals(self) -> None:
+        """SIGHUP (the terminal closed: tmux killed, SSH dropped) and SIGTERM end the console as ctrl+q does,
+        its presence heartbeat removed first, so the others do not see a ghost operator."""
+        loop = asyncio.get_running_loop()
+        for signum in EXIT_SIGNALS:
+            try:
+                loop.add_signal_handler(signum, self._on_exit_signal, signum)
+            except (NotImplementedError, RuntimeError, ValueError):
+                continue  # not the main thread, or no signals here: ctrl+q still cleans up
+            self._signals.append(signum)
+
+    def _on_exit_signal(self, signum: int) -> None:
+        if self.presence_enabled:
+            self.heartbeat.remove()
+        # the terminal may be gone: if shutting down hangs on it, end the process anyway
+        killer = threading.Timer(SIGNAL_EXIT_WAIT_S, os._exit, args=(128 + signum,))
+        killer.daemon = True
+        killer.start()
+        self.exit(return_code=128 + signum)
 
     def _start_watching(self) -> None:
         """After the first paint: arming the watcher competes for the CPU with the first frame."""
@@ -116,6 +143,10 @@ class HarnConsole(App[None]):
             self.watcher.follow(lambda: self.post_message(TreeChanged()))
 
     def on_unmount(self) -> None:
+        with contextlib.suppress(RuntimeError):
+            loop = asyncio.get_running_loop()
+            for signum in self._signals:
+                loop.remove_signal_handler(signum)
         if self.watcher is not None:
             self.watcher.close()
         if self.presence_enabled:

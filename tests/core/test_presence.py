@@ -61,3 +61,29 @@ def test_a_missing_presence_directory_reads_as_nobody(tmp_path: object) -> None:
 
     assert read_presence(Layout(Path(str(tmp_path)))) == []
     assert os.getpid() > 0
+
+
+def test_a_heartbeat_of_a_dead_process_on_this_host_is_stale_at_once_and_removed(layout: Layout) -> None:
+    """A console killed without cleaning up (SIGKILL, a closed terminal) leaves a fresh-looking heartbeat: on
+    its own host its pid is probed, so nobody sees it for the 15 s it would otherwise look fresh."""
+    import subprocess
+    import sys
+
+    from harn_tui.core.presence import remove_dead_here
+
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True,
+                          check=True)
+    dead_pid = int(gone.stdout)
+    here = safe_host()
+    dead = Heartbeat(layout, "carol", here, dead_pid)
+    dead.beat("goal-x", "plans")
+    alive = Heartbeat(layout, "bob", here, os.getppid())
+    alive.beat("goal-y", None)
+    elsewhere = Heartbeat(layout, "dave", "another-host", dead_pid)
+    elsewhere.beat(None, None)
+    me = Heartbeat.for_this_process(layout, "alice")
+    me.beat(None, None)
+    assert [p.actor for p in read_presence(layout)] == ["alice", "bob", "dave"]
+    assert [p.actor for p in me.others()] == ["bob", "dave"]
+    assert not dead.path.exists() and alive.path.exists() and elsewhere.path.exists()
+    assert remove_dead_here(layout) == []

@@ -1,11 +1,13 @@
 """The real console in a real terminal (tmux): approve from the keyboard, see another process's transition,
-quit with ctrl+q and leave no presence file behind."""
+quit with ctrl+q, the terminal closing or SIGTERM, and leave no presence file behind."""
 
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -77,3 +79,37 @@ def test_keyboard_approval_and_another_process_in_a_real_terminal(layout: Layout
     terminal.keys("C-q")
     terminal.wait_for(lambda: not terminal.alive(), timeout=10)
     assert not presence[0].exists()
+
+
+def _console_in(terminal: Terminal, layout: Layout) -> Path:
+    """Start the console in tmux and return its presence file once it is written."""
+    command = " ".join(shlex.quote(part) for part in (
+        "env", "HARN_ACTOR=alice", sys.executable, "-m", "harn_tui", "--root", str(layout.root), "tui",
+        "--no-supervisor"))
+    terminal.run("new-session", "-d", "-s", "console", "-x", "100", "-y", "30", command)
+    terminal.wait_for(lambda: len(list(layout.presence.glob("alice@*.json"))) == 1)
+    return next(layout.presence.glob("alice@*.json"))
+
+
+def _gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    waited = subprocess.run(["ps", "-o", "stat=", "-p", str(pid)], capture_output=True, text=True).stdout
+    return waited.strip().startswith("Z")
+
+
+@pytest.mark.parametrize("how", ["terminal closed (SIGHUP)", "SIGTERM"])
+def test_a_console_ended_by_a_signal_removes_its_presence(layout: Layout, terminal: Terminal, how: str) -> None:
+    s.review_goal(layout)
+    presence = _console_in(terminal, layout)
+    pid = int(presence.stem.rsplit("-", 1)[1])
+    if how == "SIGTERM":
+        os.kill(pid, signal.SIGTERM)
+    else:
+        terminal.run("kill-session", "-t", "console")
+    deadline = time.monotonic() + 10
+    while not (_gone(pid) and not presence.exists()):
+        assert time.monotonic() < deadline, f"pid {pid} alive: {not _gone(pid)}; presence: {presence.exists()}"
+        time.sleep(0.1)
