@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from textual.widgets import TabbedContent
 
 from harn_tui.core.layout import Layout
 from harn_tui.tui.widgets.content_view import ContentView
@@ -12,6 +11,7 @@ from harn_tui.tui.widgets.plans import PlanHistory
 from tests.tui import builders as b
 from tests.tui import scenarios as s
 from tests.tui.conftest import Factory
+from tests.tui.widgets_access import goals_select
 
 pytestmark = pytest.mark.anyio
 
@@ -27,7 +27,7 @@ async def test_start_selects_the_pending_plan_and_shows_its_approval_card(everyt
         await pilot.pause()
         screen = app.main
         assert screen.goal_id == s.PLAN_GOAL
-        assert screen.query_one(TabbedContent).active == "tab-plans"
+        assert screen.active_tab() == "plans"
         body = screen.query_one(PlanHistory).body.text
         assert body.index(s.PENDING_PLAN) < body.index(s.APPLIED_PLAN)  # newest first
         assert body.startswith("APPROVAL NEEDED") and body.count("APPROVAL NEEDED") == 1
@@ -58,16 +58,13 @@ async def test_corrupt_goal_is_listed_with_its_reason_beside_the_sound_ones(ever
         row = goals.get_row(s.CORRUPT_GOAL)
         assert row[0].plain == "⌧ corrupt"
         assert "goal.json" in row[-1].plain and "title" in row[-1].plain
-        goals.focus()
-        goals.select_key(s.CORRUPT_GOAL)
-        await pilot.pause()
+        await goals_select(pilot, s.CORRUPT_GOAL)
         assert app.main.goal_id == s.CORRUPT_GOAL
         keys = active_keys(app)
         assert not {"a", "x", "r", "t"} & set(keys)
         attention = app.main.query_one("#attention-body", ContentView).text
         assert "unreadable" in attention
-        goals.select_key(s.ATTENTION_GOAL)
-        await pilot.pause()
+        await goals_select(pilot, s.ATTENTION_GOAL)
         assert active_keys(app)["r"] == "retry_plan"
 
 
@@ -78,7 +75,7 @@ async def test_no_goal_needing_a_human_selects_the_first_goal(layout: Layout, co
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         assert app.main.goal_id == "goal-only"
-        assert app.main.query_one(TabbedContent).active == "tab-attention"
+        assert app.main.active_tab() == "attention"
         assert app.focused is app.main.query_one(GoalsPanel)
 
 

@@ -11,17 +11,17 @@ from typing import TYPE_CHECKING
 
 from textual import on
 from textual.app import ComposeResult
-from textual.containers import Horizontal
-from textual.events import DescendantFocus
+from textual.containers import Horizontal, Vertical
+from textual.events import DescendantBlur, DescendantFocus
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Button, DataTable, TabbedContent, TabPane
+from textual.widgets import Button, ContentSwitcher, DataTable
 
 from harn_tui.core.console_model import ConsoleModel, ModelUpdate
 from harn_tui.core.console_views import first_needing_human, pending_approval, review_queue
 from harn_tui.core.projection import GoalView
 from harn_tui.tui.commands import ConsoleCommands, bindings
-from harn_tui.tui.screens.transitions import TransitionActions
+from harn_tui.tui.screens.transitions import PANELS, TransitionActions
 from harn_tui.tui.widgets.attention import AttentionPanel
 from harn_tui.tui.widgets.findings import FindingsPanel
 from harn_tui.tui.widgets.footer import KeysFooter
@@ -31,6 +31,8 @@ from harn_tui.tui.widgets.header import HeaderBar, HeaderState
 from harn_tui.tui.widgets.item import ItemDetail
 from harn_tui.tui.widgets.keyed_table import KeyedTable
 from harn_tui.tui.widgets.plans import PlanHistory
+from harn_tui.tui.widgets.tabs import TabLine
+from harn_tui.tui.widgets.titles import mark_focus
 
 if TYPE_CHECKING:
     from harn_tui.tui.app import HarnConsole
@@ -71,6 +73,7 @@ class MainScreen(TransitionActions, Screen[None]):
         self._prefetch: Timer | None = None
         self._refill: Timer | None = None
         self._refilled_at = 0.0
+        self.shown_goal: str | None = None  # the goal the graph and tabs show (follows goal_id after a move)
 
     @property
     def console(self) -> HarnConsole:
@@ -86,14 +89,12 @@ class MainScreen(TransitionActions, Screen[None]):
         yield GoalsPanel(root, id="goals")
         with Horizontal(id="body"):
             yield GraphPanel(root, id="graph")
-            with TabbedContent(id="tabs"):
-                with TabPane("Attention", id="tab-attention"):
+            with Vertical(id="right"):
+                yield TabLine(id="tabline")
+                with ContentSwitcher(initial="attention", id="tabs"):
                     yield AttentionPanel(id="attention")
-                with TabPane("Plans", id="tab-plans"):
                     yield PlanHistory(id="plans")
-                with TabPane("Findings", id="tab-findings"):
                     yield FindingsPanel(id="findings")
-                with TabPane("Item", id="tab-item"):
                     yield ItemDetail(id="item")
         yield KeysFooter()
 
@@ -126,12 +127,18 @@ class MainScreen(TransitionActions, Screen[None]):
         if not self.console.closing:
             self.select_goal(self.goal_id)
 
+    def flush_goal(self) -> None:
+        """Refill the panels now if a goal switch is still pending (before the operator acts on a panel)."""
+        if self._refill is not None:
+            self._refill_goal()
+
     def select_goal(self, goal_id: str | None, *, focus_decision: bool = False) -> None:
         if self._refill is not None:
             self._refill.stop()
             self._refill = None
         self._refilled_at = time.monotonic()
         self.goal_id = goal_id
+        self.shown_goal = goal_id
         goal = self.goal
         graph = self.query_one(GraphPanel)
         graph.show(goal, prefer_work=decision_work(goal))
@@ -186,13 +193,20 @@ class MainScreen(TransitionActions, Screen[None]):
             self.query_one(ItemDetail).prefetch(self.model, self.goal, graph.neighbour_work_ids())
 
     def active_tab(self) -> str:
-        return (self.query_one(TabbedContent).active or "tab-attention").removeprefix("tab-")
+        return self.query_one("#tabs", ContentSwitcher).current or "attention"
 
     def show_tab(self, name: str) -> None:
-        if name in TABBED:
-            self.query_one(TabbedContent).active = f"tab-{name}"
+        """Show one of the right-hand panels (refilled first if stale); the others keep their state."""
+        switcher = self.query_one("#tabs", ContentSwitcher)
+        if name not in TABBED or switcher.current == name:
+            return
+        self.refresh_tab(name)
+        switcher.current = name
+        self.query_one(TabLine).show_active(name)
+        self.refresh_bindings()
 
     def focus_panel(self, name: str) -> None:
+        self.flush_goal()
         self.show_tab(name)
         self.refresh_tab(name)
         widget = self.query_one(FOCUS_TARGETS.get(name, f"#{name}"))
@@ -202,6 +216,20 @@ class MainScreen(TransitionActions, Screen[None]):
 
     def action_focus_panel(self, name: str) -> None:
         self.focus_panel(name)
+
+    def action_cycle_panel(self, step: int) -> None:
+        """Tab / shift+tab: the next or previous panel in the order of the keys 1..6."""
+        current = self.context()
+        index = PANELS.index(current) if current in PANELS else -1 if step > 0 else 0
+        self.focus_panel(PANELS[(index + step) % len(PANELS)])
+
+    @on(DataTable.RowSelected)
+    def _row_chosen(self, event: DataTable.RowSelected) -> None:
+        """Enter on a goal opens its graph; enter on a graph item opens its detail."""
+        if isinstance(event.data_table, GoalsPanel):
+            self.focus_panel("graph")
+        elif isinstance(event.data_table, GraphPanel):
+            self.focus_panel("item")
 
     def show_header(self, state: HeaderState) -> None:
         for header in self.query(HeaderBar):
@@ -267,15 +295,27 @@ class MainScreen(TransitionActions, Screen[None]):
 
     @on(DescendantFocus)
     def _focus_moved(self, event: DescendantFocus) -> None:
+        if not isinstance(event.widget, GoalsPanel):
+            self.flush_goal()
         if event.widget is self.query_one(GraphPanel):
             self.show_tab("item")
             self.show_item()
+        self.mark_focused_panel()
         self.announce()
 
-    @on(TabbedContent.TabActivated)
-    def _tab_activated(self) -> None:
-        self.refresh_tab(self.active_tab())
-        self.refresh_bindings()
+    @on(DescendantBlur)
+    def _focus_left(self) -> None:
+        self.call_after_refresh(self.mark_focused_panel)
+
+    def mark_focused_panel(self) -> None:
+        """`▶` in the title (and a heavy border) of the panel the keys act on: visible without colour."""
+        context = self.context()
+        for name in PANELS:
+            mark_focus(self.query_one(f"#{name}"), name == context)
+
+    @on(TabLine.Chosen)
+    def _tab_clicked(self, event: TabLine.Chosen) -> None:
+        self.focus_panel(event.name)
 
     @on(Button.Pressed)
     def _button(self, event: Button.Pressed) -> None:

@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Any
 
 from textual.content import Content
 from textual.widget import Widget
-from textual.widgets import TabbedContent
 
 from harn_tui.core.console_views import (
     can_cancel,
@@ -59,13 +58,11 @@ class TransitionActions:
     # ----- what the focus addresses
 
     def context(self) -> str | None:
-        """The panel holding the focus (a tab bar counts as the active tab's panel)."""
+        """The panel holding the focus."""
         node: Any = self.focused
         while node is not None:
             if getattr(node, "id", None) in PANELS:
                 return str(node.id)
-            if isinstance(node, TabbedContent):
-                return (node.active or "tab-attention").removeprefix("tab-")
             node = node.parent
         return None
 

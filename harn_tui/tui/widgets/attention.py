@@ -24,8 +24,10 @@ from harn_tui.core.console_views import (
 from harn_tui.core.projection import GoalView
 from harn_tui.tui.states import check_mark, state_content
 from harn_tui.tui.text import indent, label, lines, literal, under_root
+from harn_tui.tui.widgets.buttons import KeyButton
 from harn_tui.tui.widgets.content_view import ContentView
 from harn_tui.tui.widgets.plans import review_content
+from harn_tui.tui.widgets.titles import set_border
 
 
 def _heading(text: str) -> Content:
@@ -105,12 +107,12 @@ class AttentionPanel(Vertical):
 
     def __init__(self, **kwargs: str) -> None:
         super().__init__(**kwargs)
-        self.border_title = "Attention"
+        set_border(self, title="Attention")
         self.goal_id: str | None = None
 
     def compose(self) -> ComposeResult:
         yield ContentView(literal("no goal selected"), id="attention-body")
-        yield Button("Retry plan… · r", id="attention-retry", compact=True)
+        yield KeyButton("Retry plan… · r", id="attention-retry")
 
     @property
     def body(self) -> ContentView:

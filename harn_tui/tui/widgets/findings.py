@@ -16,6 +16,7 @@ from harn_tui.core.console_views import all_findings, dispositions_so_far, revie
 from harn_tui.core.projection import GoalView, WorkView
 from harn_tui.tui.states import state_text
 from harn_tui.tui.text import clip, indent, label, lines, literal, literal_text
+from harn_tui.tui.widgets.buttons import KeyButton
 from harn_tui.tui.widgets.content_view import ContentView
 from harn_tui.tui.widgets.keyed_table import KeyedTable, Row
 from harn_tui.tui.widgets.titles import set_border
@@ -62,7 +63,7 @@ class FindingsPanel(Vertical):
 
     def __init__(self, **kwargs: str) -> None:
         super().__init__(**kwargs)
-        self.border_title = "Findings"
+        set_border(self, title="Findings")
         self.items: dict[str, WorkView] = {}
         self.shown: str | None = None
 
@@ -70,8 +71,8 @@ class FindingsPanel(Vertical):
         yield KeyedTable(COLUMNS, id="findings-table")
         yield ContentView(literal("nothing is in review"), id="findings-detail")
         with Horizontal(classes="card-buttons", id="findings-buttons"):
-            yield Button("Accept… · a", id="findings-accept", variant="success", compact=True)
-            yield Button("Reopen… · o", id="findings-reopen", compact=True)
+            yield KeyButton("Accept… · a", id="findings-accept", variant="success")
+            yield KeyButton("Reopen… · o", id="findings-reopen")
 
     @property
     def table(self) -> KeyedTable:

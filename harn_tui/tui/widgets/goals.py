@@ -10,6 +10,7 @@ from harn_tui.core.projection import GoalView
 from harn_tui.tui.states import state_text
 from harn_tui.tui.text import clip, literal_text, under_root
 from harn_tui.tui.widgets.keyed_table import KeyedTable, Row
+from harn_tui.tui.widgets.titles import set_border
 
 COLUMNS = (
     ("State", "state"),
@@ -42,12 +43,12 @@ class GoalsPanel(KeyedTable):
     def __init__(self, root: str, **kwargs: object) -> None:
         super().__init__(COLUMNS, **kwargs)
         self.root = root
-        self.border_title = "Goals"
+        set_border(self, title="Goals")
 
     def show(self, goals: Sequence[GoalView], *, prefer: str | None = None) -> None:
         self.sync([goal_row(goal, self.root) for goal in goals], prefer=prefer)
         if not goals:
-            self.border_subtitle = "no goals yet: create one with `harn supervisor create`"
+            set_border(self, subtitle="no goals yet: create one with `harn supervisor create`")
         else:
             waiting = sum(1 for goal in goals if goal.needs_human)
-            self.border_subtitle = f"{len(goals)} goals · {waiting} need a human"
+            set_border(self, subtitle=f"{len(goals)} goals · {waiting} need a human")

@@ -9,6 +9,7 @@ from harn_tui.core.projection import GoalView
 from harn_tui.tui.states import glyph, state_style
 from harn_tui.tui.text import clip, literal_text, under_root, visible
 from harn_tui.tui.widgets.keyed_table import KeyedTable, Row
+from harn_tui.tui.widgets.titles import set_border
 
 COLUMNS = (("Work · dependencies indented below", "tree"), ("Attempts", "attempts"), ("Id", "id"))
 
@@ -53,7 +54,7 @@ class GraphPanel(KeyedTable):
     def __init__(self, root: str, **kwargs: object) -> None:
         super().__init__(COLUMNS, **kwargs)
         self.root = root
-        self.border_title = "Goal graph"
+        set_border(self, title="Goal graph")
         self.goal_id: str | None = None
         self.layout_rows: dict[str, GraphRow] = {}
 
@@ -71,10 +72,10 @@ class GraphPanel(KeyedTable):
         self.sync([graph_row(row) for row in rows], prefer=prefer)
         if goal is not None and goal.state != "corrupt":
             superseded = sum(1 for w in goal.work if not w.active)
-            self.border_subtitle = (f"generation {goal.generation} · {len(goal.active_ids)} active"
-                                    + (f" · {superseded} superseded (dimmed, below)" if superseded else ""))
+            set_border(self, subtitle=f"generation {goal.generation} · {len(goal.active_ids)} active"
+                       + (f" · {superseded} superseded (dimmed, below)" if superseded else ""))
         else:
-            self.border_subtitle = ""
+            set_border(self, subtitle="")
 
     @property
     def selected_row(self) -> GraphRow | None:

@@ -123,7 +123,7 @@ class ItemDetail(ContentView):
     def __init__(self, **kwargs: str) -> None:
         super().__init__(literal(EMPTY), **kwargs)
         self.shown: tuple[str, str] | None = None
-        self.border_title = "Item"
+        set_border(self, title="Item")
         self._built: dict[str, tuple[GoalView, Content]] = {}
 
     @property

@@ -9,13 +9,13 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
-from textual.widgets import Button
 
 from harn_tui.core.console_views import pending_proposal
 from harn_tui.core.projection import GoalView, PlanView
 from harn_tui.core.records import Proposal, ReviewReceipt
 from harn_tui.tui.states import glyph, state_style
 from harn_tui.tui.text import indent, label, lines, literal
+from harn_tui.tui.widgets.buttons import KeyButton
 from harn_tui.tui.widgets.content_view import ContentView
 from harn_tui.tui.widgets.titles import set_border
 
@@ -108,13 +108,13 @@ class PlanHistory(Vertical):
         super().__init__(**kwargs)
         self.goal_id: str | None = None
         self.pending_id: str | None = None
-        self.border_title = "Plan history"
+        set_border(self, title="Plan history")
 
     def compose(self) -> ComposeResult:
         yield ContentView(literal("no goal selected"), id="plans-body")
         yield Horizontal(
-            Button("Approve · a", id="card-approve", variant="success", compact=True),
-            Button("Reject · x", id="card-reject", variant="error", compact=True),
+            KeyButton("Approve · a", id="card-approve", variant="success"),
+            KeyButton("Reject · x", id="card-reject", variant="error"),
             classes="card-buttons", id="plan-buttons",
         )
 
