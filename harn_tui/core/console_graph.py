@@ -1,13 +1,15 @@
 """The goal graph flattened into display rows: the active DAG once per item, then superseded generations.
 
 A dependency reached a second time is emitted as a `shared` row pointing back at the item shown first, so
-a shared dependency is marked rather than silently duplicated. Pure: a function of one `GoalView`.
+a shared dependency is marked rather than silently duplicated. Standalone work (the console's `STANDALONE`
+row) is a flat list. Pure: a function of one `GoalView`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from harn_tui.core.console_views import STANDALONE
 from harn_tui.core.projection import GoalView, WorkView
 
 RowKind = str  # "heading" | "item" | "shared" | "note"
@@ -29,12 +31,22 @@ class GraphRow:
 
 
 def graph_rows(goal: GoalView) -> list[GraphRow]:
+    if goal.id == STANDALONE:
+        return _standalone_rows(goal)
     rows: list[GraphRow] = [_active_heading(goal)]
     if goal.active_root is None:
         rows.append(GraphRow("note:no-root", "note", "no active graph yet: the mission awaits its first plan"))
     else:
         rows.extend(_dag_rows(goal))
     rows.extend(_superseded_rows(goal))
+    return rows
+
+
+def _standalone_rows(goal: GoalView) -> list[GraphRow]:
+    """Standalone work has no graph: a heading, then each item that needs a human, in id order."""
+    rows = [GraphRow("heading:standalone", "heading", f"standalone work · {len(goal.work)} need a human · no goal",
+                     generation=0)]
+    rows += [GraphRow(f"item:{w.id}", "item", w.title, work_id=w.id, view=w, generation=0) for w in goal.work]
     return rows
 
 

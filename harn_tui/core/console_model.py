@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from harn_tui.core.console_views import STANDALONE, needs_human, standalone_goal
 from harn_tui.core.layout import Layout
 from harn_tui.core.leases import is_held
 from harn_tui.core.projection import GoalView, WorkResolver, project_goal
@@ -63,22 +64,37 @@ class ConsoleModel:
     layout: Layout
     tree: Tree
     goals: dict[str, GoalView] = field(default_factory=dict)
+    standalone: GoalView | None = None  # standalone work that needs a human (see `standalone_goal`)
     last_supervisor_event: SeenEvent | None = None
     _work_goals: dict[str, set[str]] = field(default_factory=dict)
     _goal_work: dict[str, set[str]] = field(default_factory=dict)
     _run_work: dict[str, str] = field(default_factory=dict)
     _open_runs: dict[str, str] = field(default_factory=dict)
+    _standalone_ids: set[str] = field(default_factory=set)  # work that belongs to no goal
+    _standalone_dirty: bool = False
 
     @classmethod
     def load(cls, layout: Layout) -> ConsoleModel:
         model = cls(layout, Tree.load(layout))
         for work in model.tree.work.values():
             model._index_runs(work.id, work.events)
-        model._reproject(set(model.tree.goals))
+        model._reproject(set(model.tree.goals), classify=False)
+        model._classify(w for w in model.tree.work if not model._work_goals.get(w))
+        model._refresh_standalone()
         return model
 
     def goal_list(self) -> list[GoalView]:
         return [self.goals[goal_id] for goal_id in sorted(self.goals)]
+
+    def console_goals(self) -> list[GoalView]:
+        """The goals, then (when some needs a human) the standalone work as one more row."""
+        return [*self.goal_list(), *([self.standalone] if self.standalone is not None else [])]
+
+    def goal_view(self, goal_id: str | None) -> GoalView | None:
+        """A goal's view, or the standalone work's for `STANDALONE`."""
+        if goal_id == STANDALONE:
+            return self.standalone
+        return self.goals.get(goal_id) if goal_id is not None else None
 
     # ----- incremental refresh
 
@@ -106,8 +122,11 @@ class ConsoleModel:
             if not self.tree.refresh_path(Path(path)):
                 continue
             touched |= self._goals_touched(parts)
+            self._classify(self._works_touched(parts))
             seen.extend(self._after(parts, before))
         self._reproject(touched)
+        if self._standalone_dirty and self._refresh_standalone():
+            touched.add(STANDALONE)
         return ModelUpdate(frozenset(touched), presence, frozenset(transcripts), tuple(seen))
 
     def refresh_liveness(self) -> ModelUpdate:
@@ -125,15 +144,18 @@ class ConsoleModel:
             if live != run.live:
                 run.live = live
                 touched |= self._goals_of_work(work_id)
+                self._classify((work_id,))
         for goal in self.tree.goals.values():
             held = is_held(goal.directory / "supervisor.lock")
             if held != goal.loop_held:
                 goal.loop_held = held
                 touched.add(goal.id)
-        if not touched:
+        if not touched and not self._standalone_dirty:
             return ModelUpdate()
         self.tree.version += 1
         self._reproject(touched)
+        if self._standalone_dirty and self._refresh_standalone():
+            touched.add(STANDALONE)
         return ModelUpdate(frozenset(touched))
 
     def _before(self, parts: tuple[str, ...]) -> int:
@@ -194,6 +216,33 @@ class ConsoleModel:
             return goals
         return set()
 
+    def _works_touched(self, parts: tuple[str, ...]) -> set[str]:
+        """The work items a changed path belongs to (its own directory, a run of it, an approval of it)."""
+        if len(parts) < 2:
+            return set()
+        top, name = parts[0], parts[1]
+        if top == "work":
+            return {name}
+        if top == "runs":
+            work_id = self._run_work.get(name)
+            return {work_id} if work_id else set()
+        if top == "approvals":
+            approval = self.tree.approvals.get(name)
+            return {approval.request.work_id} if approval is not None and approval.request is not None else set()
+        return set()
+
+    def _classify(self, work_ids: Iterable[str]) -> None:
+        """Note which of `work_ids` belong to no goal; the standalone view is recomputed if any of them does (or
+        just stopped doing so)."""
+        for work_id in work_ids:
+            standalone = work_id in self.tree.work and not self._goals_of_work(work_id)
+            if standalone or work_id in self._standalone_ids:
+                self._standalone_dirty = True
+            if standalone:
+                self._standalone_ids.add(work_id)
+            else:
+                self._standalone_ids.discard(work_id)
+
     def _goals_of_work(self, work_id: str) -> set[str]:
         goals = set(self._work_goals.get(work_id, set()))
         work = self.tree.work.get(work_id)
@@ -235,15 +284,18 @@ class ConsoleModel:
             if work.intent is not None:
                 pending.extend(work.intent.dependencies)
 
-    def _reproject(self, goal_ids: set[str]) -> None:
+    def _reproject(self, goal_ids: set[str], *, classify: bool = True) -> None:
         if not goal_ids:
             return
         resolver = WorkResolver(self.tree)
+        regoverned: set[str] = set()
         for goal_id in goal_ids:
-            for work_id in self._goal_work.pop(goal_id, set()):
+            before = self._goal_work.pop(goal_id, set())
+            for work_id in before:
                 self._work_goals.get(work_id, set()).discard(goal_id)
             if goal_id not in self.tree.goals:
                 self.goals.pop(goal_id, None)
+                regoverned |= before
                 continue
             self._ensure_loaded(goal_id)
             view = project_goal(self.tree, goal_id, resolver)
@@ -252,6 +304,21 @@ class ConsoleModel:
             self._goal_work[goal_id] = governed
             for work_id in governed:
                 self._work_goals.setdefault(work_id, set()).add(goal_id)
+            regoverned |= before ^ governed
+        if classify:
+            self._classify(regoverned)
+
+    def _refresh_standalone(self) -> bool:
+        """Recompute the standalone work that needs a human; True if what the console shows changed."""
+        self._standalone_dirty = False
+        resolver = WorkResolver(self.tree)
+        views = (resolver.view(work_id) for work_id in self._standalone_ids)
+        items = [resolver.flagged(view, True) for view in views if view is not None and needs_human(view)]
+        before = self.standalone
+        self.standalone = standalone_goal(items)
+        if before is None or self.standalone is None:
+            return before is not self.standalone
+        return before.work != self.standalone.work
 
     # ----- records the panels show
 

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from harn_tui.core.projection import AttemptView, GoalView, PlanView, WorkView
 from harn_tui.core.records import Disposition, Proof, WorkEvent
 
+STANDALONE = "(standalone)"  # the console's row for work that belongs to no goal; never a valid goal id
+
 REOPENABLE = frozenset({"in_review", "succeeded", "blocked", "cancelled"})
 CANCELLABLE = frozenset({"waiting", "ready", "awaiting_approval", "blocked", "in_review"})
 
@@ -173,3 +175,34 @@ def pending_approval(work: WorkView) -> str | None:
     if work.state == "awaiting_approval" and work.next_action == "resolve_approval":
         return work.approval_id
     return None
+
+
+def needs_human(work: WorkView) -> bool:
+    """In review, or parked on an undecided approval: what `harn pending` lists for work."""
+    return work.state == "in_review" or pending_approval(work) is not None
+
+
+def is_standalone(goal: GoalView | None) -> bool:
+    return goal is not None and goal.id == STANDALONE
+
+
+def standalone_goal(items: Sequence[WorkView]) -> GoalView | None:
+    """Standalone work that needs a human, as a goal-shaped view the console's panels can show: its work is the
+    items (in id order), it has no plans, no root and no budgets. None when no such work exists."""
+    if not items:
+        return None
+    ordered = tuple(sorted(items, key=lambda w: w.id))
+    reviews = [w.id for w in ordered if w.state == "in_review"]
+    approvals = [w.id for w in ordered if pending_approval(w) is not None]
+    parts = ([f"in review: {', '.join(reviews)}"] if reviews else []) + (
+        [f"waiting on an approval: {', '.join(approvals)}"] if approvals else [])
+    return GoalView(
+        id=STANDALONE, title="Standalone work (no goal)", state="awaiting_attention",
+        next_action="review" if reviews else "resolve_approval",
+        reason=f"{len(ordered)} work item(s) belonging to no goal need a human; " + "; ".join(parts),
+        intent=None, active_root=None, generation=0, attempts_used=sum(w.charged_attempts for w in ordered),
+        attempts_remaining=0, replans_used=0, replans_remaining=0, milestones_completed=0, pending_plan_id=None,
+        attention_plan_id=None, latest_plan_status=None, governed_work_ids=tuple(w.id for w in ordered),
+        active_ids=tuple(w.id for w in ordered), work=ordered, plans=(), problems=(), graph_fingerprint="",
+        mission_complete=False,
+    )

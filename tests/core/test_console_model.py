@@ -118,3 +118,31 @@ def test_review_queue_holds_work_in_review_and_work_with_open_findings(layout: L
     s.review_goal(layout)
     goal = ConsoleModel.load(layout).goals[s.REVIEW_GOAL]
     assert [(w.id, w.state, len(w.open_findings)) for w in review_queue(goal)] == [("docs", "in_review", 2)]
+
+
+def test_standalone_work_needing_a_human_is_one_goal_shaped_row_that_follows_changes(layout: Layout) -> None:
+    from harn_tui.core.console_views import STANDALONE
+
+    s.review_goal(layout)
+    s.standalone_work(layout)
+    model = ConsoleModel.load(layout)
+    standalone = model.standalone
+    assert standalone is not None and standalone.id == STANDALONE and standalone.needs_human
+    assert [w.id for w in standalone.work] == ["hotfix", "rotate"]  # not the accepted cleanup, not goal work
+    assert [g.id for g in model.console_goals()] == [s.REVIEW_GOAL, STANDALONE]
+    assert model.goal_view(STANDALONE) is standalone and model.goal_list()[-1].id == s.REVIEW_GOAL
+    assert [r.work_id for r in graph_rows(standalone) if r.kind == "item"] == ["hotfix", "rotate"]
+    decide_approval(layout, "apr-run-rotate-1-1", verdict="approve", actor="bob")
+    update = model.apply([layout.approval("apr-run-rotate-1-1") / "decision.json"])
+    assert update.goals == {STANDALONE}
+    assert [w.id for w in model.standalone.work] == ["hotfix"]  # type: ignore[union-attr]
+    assert [(e.actor, e.event) for e in update.transitions_by_others("alice")] == [("bob", "approval.approve")]
+    reopen_work(layout, "hotfix", actor="bob", findings=["still leaks"])
+    update = model.apply([layout.work("hotfix") / "events.jsonl"])
+    assert update.goals == {STANDALONE} and model.standalone is None
+    assert [g.id for g in model.console_goals()] == [s.REVIEW_GOAL]
+    b.attempt(layout, "hotfix", "run-hotfix-3", status="passed", number=3)
+    assert model.apply([layout.work("hotfix") / "events.jsonl"]).goals == {STANDALONE}
+    assert [w.id for w in model.standalone.work] == ["hotfix"]  # type: ignore[union-attr]
+    b.work(layout, "late", title="Created while the console runs")
+    assert model.apply([layout.work("late") / "intent.json"]).goals == frozenset()  # ready: needs no human

@@ -77,3 +77,17 @@ def everything(layout: Layout) -> None:
     review_goal(layout)
     b.corrupt_goal(layout, CORRUPT_GOAL)
     approval_goal(layout)
+
+
+def standalone_work(layout: Layout) -> None:
+    """Work created on its own (no goal): one in review with a finding, one parked on an approval, one done."""
+    b.work(layout, "hotfix", title="Hotfix the login page")
+    b.attempt(layout, "hotfix", "run-hotfix-1", status="passed")
+    b.reopen(layout, "hotfix", "the error message leaks the user id", actor="bob")
+    b.attempt(layout, "hotfix", "run-hotfix-2", status="passed", number=2)
+    b.work(layout, "rotate", title="Rotate the API keys")
+    b.attempt(layout, "rotate", "run-rotate-1", status="parked")
+    b.approval_request(layout, "rotate", "run-rotate-1", None, "May I revoke the old keys now?")
+    b.work(layout, "cleanup", title="Clean up the tmp bucket")
+    b.attempt(layout, "cleanup", "run-cleanup-1", status="passed")
+    b.accept(layout, "cleanup", "run-cleanup-1")

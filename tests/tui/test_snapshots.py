@@ -114,3 +114,19 @@ def test_approval_request_in_ansi_theme(layout: Layout, console: Factory, snap_c
     app = console()
     app.theme = "ansi-dark"
     assert snap_compare(app, terminal_size=NARROW)
+
+
+def test_standalone_work_waiting_for_a_human(layout: Layout, console: Factory, snap_compare: Any) -> None:
+    """A goal in review and, last in the goal list, `Standalone work (no goal)` selected: the graph lists the
+    standalone `hotfix` (◎ in_review) and `rotate` (◇ awaiting_approval) flat under their heading, focused on
+    `rotate`; the Item tab shows its approval question; the footer offers y, n and c (no t: nothing to tick)."""
+    s.review_goal(layout)
+    s.standalone_work(layout)
+
+    async def pick(pilot: Any) -> None:
+        await goals_select(pilot, "(standalone)")
+        await pilot.press("2")
+        pilot.app.main.query_one("#graph").select_key("item:rotate")
+        await pilot.pause()
+
+    assert snap_compare(console(), terminal_size=NARROW, run_before=pick)

@@ -81,7 +81,8 @@ class MainScreen(TransitionActions, Screen[None]):
 
     @property
     def goal(self) -> GoalView | None:
-        return self.model.goals.get(self.goal_id) if self.goal_id else None
+        """The selected goal's view (or the standalone work's, a goal-shaped view of work with no goal)."""
+        return self.model.goal_view(self.goal_id)
 
     def compose(self) -> ComposeResult:
         yield HeaderBar(id="header")
@@ -101,7 +102,7 @@ class MainScreen(TransitionActions, Screen[None]):
     def on_mount(self) -> None:
         for table in self.query(KeyedTable):
             table.cursor_moved = self.cursor_moved
-        goals = self.model.goal_list()
+        goals = self.model.console_goals()
         first = first_needing_human(goals)
         self.query_one(GoalsPanel).show(goals, prefer=first.id if first else None)
         self.select_goal(first.id if first else None, focus_decision=True)
@@ -242,9 +243,9 @@ class MainScreen(TransitionActions, Screen[None]):
         if not self.query(GoalsPanel):
             return
         if update.goals:
-            goals = self.model.goal_list()
+            goals = self.model.console_goals()
             self.query_one(GoalsPanel).show(goals, prefer=self.goal_id)
-            if self.goal_id not in self.model.goals:
+            if self.goal is None:
                 first = first_needing_human(goals)
                 self.select_goal(first.id if first else None)
                 return

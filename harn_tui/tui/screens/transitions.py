@@ -15,6 +15,7 @@ from textual.widget import Widget
 from harn_tui.core.console_views import (
     can_cancel,
     can_reopen,
+    is_standalone,
     pending_approval,
     pending_proposal,
     retry_eligibility,
@@ -98,7 +99,7 @@ class TransitionActions:
                 return can_cancel(work)
             return pending_approval(work) is not None
         if action == "tick_goal":
-            return goal is not None and goal.state != "corrupt"
+            return goal is not None and goal.state != "corrupt" and not is_standalone(goal)
         return True
 
     # ----- plan verbs

@@ -16,6 +16,7 @@ from harn_tui.core.console_views import (
     FailingProof,
     RetryEligibility,
     failing_proofs,
+    is_standalone,
     latest_attention_plan,
     pending_approval,
     retry_eligibility,
@@ -74,6 +75,9 @@ def attention_content(model: ConsoleModel, goal: GoalView) -> Content:
         parts.append(Content.styled("This goal's records are unreadable; no transition will be accepted for it. "
                                     "Run `harn verify` for every problem.", "bold"))
         return lines(parts)
+    if is_standalone(goal):
+        parts.append(Content.styled("Work created on its own (`harn work create`), not by a goal: only the items "
+                                    "waiting for a human are listed here; `harn work list` lists them all.", "dim"))
     target = latest_attention_plan(goal)
     if target is not None:
         parts.append(eligibility_content(retry_eligibility(goal)))

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from rich.text import Text
 
+from harn_tui.core.console_views import is_standalone
 from harn_tui.core.projection import GoalView
 from harn_tui.tui.states import state_text
 from harn_tui.tui.text import clip, literal_text, under_root
@@ -24,6 +25,11 @@ COLUMNS = (
 
 
 def goal_row(goal: GoalView, root: str) -> Row:
+    if is_standalone(goal):
+        return goal.id, (
+            state_text(goal.state), Text(goal.next_action, style="bold"), literal_text(goal.title, "bold"),
+            Text("—"), Text("—"), literal_text("no goal", "dim"), literal_text(clip(goal.reason, 160)),
+        )
     corrupt = goal.state == "corrupt"
     return goal.id, (
         state_text(goal.state),
@@ -47,8 +53,14 @@ class GoalsPanel(KeyedTable):
 
     def show(self, goals: Sequence[GoalView], *, prefer: str | None = None) -> None:
         self.sync([goal_row(goal, self.root) for goal in goals], prefer=prefer)
+        real = [goal for goal in goals if not is_standalone(goal)]
         if not goals:
             set_border(self, subtitle="no goals yet: create one with `harn supervisor create`")
-        else:
-            waiting = sum(1 for goal in goals if goal.needs_human)
-            set_border(self, subtitle=f"{len(goals)} goals · {waiting} need a human")
+            return
+        waiting = sum(1 for goal in real if goal.needs_human)
+        subtitle = (f"{len(real)} goal{'' if len(real) == 1 else 's'} · {waiting} "
+                    f"need{'s' if waiting == 1 else ''} a human")
+        standalone = next((goal for goal in goals if is_standalone(goal)), None)
+        if standalone is not None:
+            subtitle += f" · {len(standalone.work)} standalone item{'' if len(standalone.work) == 1 else 's'} too"
+        set_border(self, subtitle=subtitle)

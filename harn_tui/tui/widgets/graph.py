@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from harn_tui.core.console_graph import GraphRow, graph_rows
+from harn_tui.core.console_views import is_standalone
 from harn_tui.core.projection import GoalView
 from harn_tui.tui.states import glyph, state_style
 from harn_tui.tui.text import clip, literal_text, under_root, visible
@@ -70,7 +71,9 @@ class GraphPanel(KeyedTable):
         if changed_goal and prefer is None:
             prefer = next((r.key for r in rows if r.kind == "item"), None)
         self.sync([graph_row(row) for row in rows], prefer=prefer)
-        if goal is not None and goal.state != "corrupt":
+        if is_standalone(goal):
+            set_border(self, subtitle="work that belongs to no goal, waiting for a human")
+        elif goal is not None and goal.state != "corrupt":
             superseded = sum(1 for w in goal.work if not w.active)
             set_border(self, subtitle=f"generation {goal.generation} · {len(goal.active_ids)} active"
                        + (f" · {superseded} superseded (dimmed, below)" if superseded else ""))

@@ -10,7 +10,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 
-from harn_tui.core.console_views import pending_proposal
+from harn_tui.core.console_views import is_standalone, pending_proposal
 from harn_tui.core.projection import GoalView, PlanView
 from harn_tui.core.records import Proposal, ReviewReceipt
 from harn_tui.tui.states import glyph, state_style
@@ -93,6 +93,8 @@ def plan_content(plan: PlanView, pending: bool) -> Content:
 
 def history_content(goal: GoalView | None) -> Content:
     """Every plan of the goal, newest first, a blank line between them; the pending proposal is marked."""
+    if is_standalone(goal):
+        return literal("standalone work belongs to no goal and has no plans")
     if goal is None or not goal.plans:
         return literal("no readable plans" if goal is None or goal.state == "corrupt" else "no plans yet")
     proposal = pending_proposal(goal)
