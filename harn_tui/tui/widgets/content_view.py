@@ -16,6 +16,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 PREPARED_KEPT = 8
+HEIGHT_STEP = 8
 
 
 def wrap(content: Content, width: int) -> list[Content]:
@@ -113,7 +114,10 @@ class ContentView(ScrollView, can_focus=True):
         self._lines = self._wrapped(self._content, width)
         self._wrapped_at = width
         self._strips = {}
-        size = Size(width, len(self._lines))
+        # the scrollable height moves in steps: a live update adding or removing a line or two then repaints
+        # just those lines, where a new height would relayout the screen and repaint the whole panel
+        height = -(-len(self._lines) // HEIGHT_STEP) * HEIGHT_STEP
+        size = Size(width, height)
         if self.virtual_size != size:
             self.virtual_size = size
 

@@ -21,28 +21,29 @@ from harn_tui.tui.widgets.content_view import ContentView
 from harn_tui.tui.widgets.keyed_table import KeyedTable, Row
 from harn_tui.tui.widgets.titles import set_border
 
-COLUMNS = (("State", "state"), ("Open findings", "open"), ("Title", "title"), ("Work", "id"))
+COLUMNS = (("State", "state"), ("Open", "open"), ("Work", "id"), ("Title", "title"))
 
 
 def review_row(work: WorkView) -> Row:
-    return work.id, (state_text(work.state), Text(str(len(work.open_findings))),
-                     literal_text(clip(work.title, 48)), literal_text(work.id, "dim"))
+    return work.id, (state_text(work.state), Text(str(len(work.open_findings))), literal_text(work.id, "dim"),
+                     literal_text(clip(work.title, 48)))
 
 
 def findings_content(model: ConsoleModel, work: WorkView) -> Content:
+    """The item, why it waits, its open findings (what accepting must dispose) first, then the latest proof."""
     events = model.work_events(work.id)
     parts: list[Content] = [Content.assemble(literal(work.title, "bold"), "  ", literal(work.id, "dim")),
                             label("Why", work.reason, "dim")]
+    parts.append(Content.styled(f"Open findings ({len(work.open_findings)})", "bold underline"))
+    parts += [indent(Content.assemble((f"{f.id} ", "bold"), ("by ", "dim"), literal(f.actor), ": ",
+                                      literal(f.statement, multiline=True))) for f in work.open_findings] or [
+        indent(Content.styled("none open: accepting needs no dispositions", "dim"))]
     latest = work.latest_attempt
     proof = model.proof(latest.run_id) if latest is not None else None
     if proof is not None:
         parts.append(label("Proof", f"{proof.status}: {proof.summary}"))
         parts += [indent(Content.assemble(("✔ " if c.status == "satisfied" else "✖ ") + c.status + " ",
                                           literal(c.criterion))) for c in proof.acceptance]
-    parts.append(Content.styled(f"Open findings ({len(work.open_findings)})", "bold underline"))
-    parts += [indent(Content.assemble((f"{f.id} ", "bold"), ("by ", "dim"), literal(f.actor), ": ",
-                                      literal(f.statement, multiline=True))) for f in work.open_findings] or [
-        indent(Content.styled("none open: accepting needs no dispositions", "dim"))]
     past = dispositions_so_far(events)
     parts.append(Content.styled(f"Dispositions so far ({len(past)})", "bold underline"))
     parts += [indent(Content.assemble(

@@ -17,8 +17,8 @@ COLUMNS = (
     ("State", "state"),
     ("Next", "next"),
     ("Title", "title"),
-    ("Attempts used/left", "attempts"),
-    ("Replans used/left", "replans"),
+    ("Attempts", "attempts"),
+    ("Replans", "replans"),
     ("Goal", "id"),
     ("Why", "why"),
 )
@@ -34,7 +34,7 @@ def goal_row(goal: GoalView, root: str) -> Row:
     return goal.id, (
         state_text(goal.state),
         Text(goal.next_action, style="bold" if goal.needs_human else ""),
-        literal_text(clip(goal.title, 48), "bold" if goal.needs_human else ""),
+        literal_text(clip(goal.title, 40), "bold" if goal.needs_human else ""),
         Text("—" if corrupt else f"{goal.attempts_used}/{goal.attempts_remaining}"),
         Text("—" if corrupt or goal.intent is None or goal.intent.replanning is None
              else f"{goal.replans_used}/{goal.replans_remaining}"),

@@ -59,6 +59,9 @@ def item_content(model: ConsoleModel, goal: GoalView, work_id: str) -> Content:
                             _summary(work, goal), label("why", under_root(work.reason, model.layout.root), "dim")]
     if work.source_ref:
         parts.append(label("from", f"{work.source_kind} {work.source_ref}", "dim"))
+    waiting = pending_approval(work)
+    if waiting:  # the decision waiting comes first: the question is on screen without scrolling
+        parts += _approval(model, waiting)
     if intent is not None:
         parts += [_heading("Objective"), literal(intent.objective, multiline=True)]
         parts.append(_heading(f"Acceptance ({len(intent.acceptance)})"))
@@ -70,9 +73,8 @@ def item_content(model: ConsoleModel, goal: GoalView, work_id: str) -> Content:
     parts += [indent(Content.assemble((f"{f.id} ", "bold"), ("by ", "dim"), literal(f.actor), ": ",
                                       literal(f.statement, multiline=True))) for f in work.open_findings] or [
         indent(Content.styled("none", "dim"))]
-    approval_id = pending_approval(work) or work.approval_id
-    if approval_id:
-        parts += _approval(model, approval_id)
+    if work.approval_id and not waiting:
+        parts += _approval(model, work.approval_id)
     parts.append(_heading(f"Attempts ({work.attempts_used})"))
     none_yet = [indent(Content.styled("none yet", "dim"))]
     parts += [indent(_attempt(model, a)) for a in reversed(work.attempts)] or none_yet

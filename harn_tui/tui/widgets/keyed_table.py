@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from rich.text import Text
 from textual.coordinate import Coordinate
 from textual.widgets import DataTable
+from textual.widgets.data_table import ColumnKey, RowKey
 
 Row = tuple[str, Sequence[Text]]
 
@@ -68,10 +69,27 @@ class KeyedTable(DataTable[Text]):
             old = self._signatures.get(key)
             if old == signature:
                 continue
-            for index, cell in enumerate(cells):
-                if old is None or index >= len(old) or old[index] != signature[index]:
-                    self.update_cell(key, column_keys[index], cell, update_width=True)
+            changed = {column_keys[index]: cell for index, cell in enumerate(cells)
+                       if old is None or index >= len(old) or old[index] != signature[index]}
+            if all(cell.cell_len <= self.columns[ColumnKey(column)].content_width for column, cell in changed.items()):
+                self._replace_in_row(key, changed)
+            else:
+                for column, cell in changed.items():
+                    self.update_cell(key, column, cell, update_width=True)
             self._signatures[key] = signature
+
+    def _replace_in_row(self, key: str, cells: dict[str, Text]) -> None:
+        """Replace cells that still fit their columns and repaint only their row.
+
+        `DataTable.update_cell` repaints the whole table (and re-measures it on idle): a live update would rewrite
+        every visible row to the terminal. The row's data is replaced in place and the render caches (keyed by
+        the table's update count) invalidated, then only this row is refreshed. Relies on DataTable internals of
+        the pinned Textual version (`_data`, `_update_count`)."""
+        row = self._data[RowKey(key)]
+        for column, cell in cells.items():
+            row[ColumnKey(column)] = cell
+        self._update_count += 1
+        self.refresh_row(self.get_row_index(key))
 
     def _rebuild(self, rows: Sequence[Row]) -> None:
         scroll = self.scroll_offset
