@@ -1,8 +1,9 @@
 """The console application: owns the live model, the watcher, presence, dispatch and the embedded supervisor.
 
-The main screen renders; this class keeps everything that talks to the tree: one watcher worker (coalesced
-`TreeChanged`), a 1 s liveness probe, the presence heartbeat, transition dispatch in thread workers, and
-the embedded supervisor loop in a daemon thread under the core's own leases.
+The main screen renders; this class keeps everything that talks to the tree: one watcher (a child process
+whose batches post a coalesced `TreeChanged`), a 1 s liveness probe, the presence heartbeat (removed on exit,
+SIGHUP and SIGTERM), transition dispatch in thread workers, and the embedded supervisor loop in a daemon
+thread under the core's own leases.
 """
 
 from __future__ import annotations
