@@ -13,6 +13,7 @@ from harn_tui.core.records import FrozenTemplate, PlannerReply
 from harn_tui.core.records.plan import Problem
 
 MAX_PREVIOUS_REPLY_CHARS = 65_536
+MAX_REPLY_DEPTH = 64
 
 
 @dataclass(frozen=True)
@@ -52,12 +53,51 @@ def json_path(location: tuple[int | str, ...]) -> str:
     return path
 
 
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _storable_text(text: str) -> str:
+    """The raw reply as a retry input quotes it: bounded, and encodable as UTF-8 (lone surrogates replaced)."""
+    return text[:MAX_PREVIOUS_REPLY_CHARS].encode("utf-8", "replace").decode("utf-8")
+
+
+def _hostile_shape(value: Any) -> str | None:
+    """Why a parsed reply cannot be stored as a record (nested too deep, a lone surrogate), else None.
+
+    Walked without recursion, so a hostile depth costs memory only in proportion to the (bounded) reply."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list):
+            if depth > MAX_REPLY_DEPTH:
+                return f"the reply is nested deeper than {MAX_REPLY_DEPTH} levels"
+            children = [*item.keys(), *item.values()] if isinstance(item, dict) else item
+            stack.extend((child, depth + 1) for child in children)
+        elif isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                return "the reply holds a lone surrogate (\\ud800-\\udfff), which is not UTF-8 text"
+    return None
+
+
 def parse_json_object(text: str) -> tuple[Any, list[Problem]]:
-    """(the parsed value or the raw text, problems): a reply must be exactly one JSON object."""
+    """(the parsed value or the raw text, problems): a reply must be exactly one JSON object.
+
+    Hostile replies are problems, never crashes: nesting past the parser's recursion or `MAX_REPLY_DEPTH`,
+    `NaN`/`Infinity` (not JSON) and lone surrogates (not storable as UTF-8) all get the raw text quoted back."""
     try:
-        value = json.loads(text)
+        value = json.loads(text, parse_constant=_reject_constant)
     except ValueError as error:
-        return text[:MAX_PREVIOUS_REPLY_CHARS], [Problem(path="$", message=f"the reply is not JSON: {error}")]
+        return _storable_text(text), [Problem(path="$", message=f"the reply is not JSON: {error}")]
+    except RecursionError:
+        return _storable_text(text), [
+            Problem(path="$", message=f"the reply is nested deeper than {MAX_REPLY_DEPTH} levels")
+        ]
+    hostile = _hostile_shape(value)
+    if hostile is not None:
+        return _storable_text(text), [Problem(path="$", message=hostile)]
     if not isinstance(value, dict):
         return value, [Problem(path="$", message=f"the reply must be one JSON object, not {type(value).__name__}")]
     return value, []

@@ -31,7 +31,7 @@ def call_claude_code(call: SpecialistCall) -> str:
 def parse_claude_output(call: SpecialistCall, output: str) -> str:
     try:
         document: Any = json.loads(output)
-    except ValueError:
+    except (ValueError, RecursionError):
         raise SpecialistFailure("crash", f"{call.what}: claude printed no JSON result envelope") from None
     if isinstance(document, list):
         document = next((m for m in reversed(document) if isinstance(m, dict) and m.get("type") == "result"), None)

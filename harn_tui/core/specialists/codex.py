@@ -37,7 +37,7 @@ def parse_codex_events(call: SpecialistCall, output: str) -> str:
     for line in output.splitlines():
         try:
             event: Any = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             continue
         if not isinstance(event, dict):
             continue

@@ -31,7 +31,7 @@ def select_reply(line: str, call_index: int) -> str:
     """The reply text one JSONL line gives the `call_index`-th call (1-based) of a plan request."""
     try:
         value: Any = json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):
         return line
     if isinstance(value, list):
         if not value:
