@@ -1,0 +1,174 @@
+"""One race-soak console: the real HarnConsole run headless, driven by key presses that dispatch transitions.
+
+`python -m tests.reliability.soak_console --root DIR --actor console-1 --seconds 20 --seed 1 --log FILE`. The
+console runs with its live watcher (a child process) and presence heartbeat, its embedded supervisor off (the
+soak runs one `serve` beside it). Each step focuses a random goal in the goals panel and presses a plan key
+(`a` approve, `x` reject, `r` retry) or moves into the graph and presses a work key (`a` accept, `o` reopen,
+`c` cancel, `y`/`n` approve/deny the request); a form that opens is filled (sometimes left incomplete, which
+the form refuses) and submitted with ctrl+s. Keys are legal or not by the console's own live view, which the
+race makes stale: the core decides. Every dispatched request is logged with its outcome (the console's own
+`run_request` path, wrapped only to record what the core returned).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import time
+from pathlib import Path
+from typing import Any
+
+from textual.screen import ModalScreen
+from textual.widgets import Input, Select
+
+from harn_tui.core.errors import HarnError
+from harn_tui.core.layout import Layout
+from harn_tui.tui import app as app_module
+from harn_tui.tui.app import HarnConsole
+from harn_tui.tui.dispatch import Request
+from harn_tui.tui.forms.accept import AcceptForm
+from harn_tui.tui.forms.reopen import ReopenForm
+from harn_tui.tui.messages import DispatchResult
+from harn_tui.tui.widgets.goals import GoalsPanel
+from tests.reliability.soak_log import CommandLog
+from tests.reliability.soak_worker import FINDINGS, REASONS
+
+VERBS = {
+    "approve plan": "plan approve", "reject plan": "plan reject", "retry plan": "plan retry",
+    "accept work": "work accept", "reopen work": "work reopen", "cancel work": "work cancel",
+    "approve request": "approval approve", "deny request": "approval deny",
+}
+PLAN_KEYS = ("a", "x", "r")
+WORK_KEYS = ("a", "a", "o", "c", "y", "n")
+
+
+def install_logging(log: CommandLog) -> None:
+    """Record every request the console dispatches, with the outcome or typed refusal the core gave it."""
+    real_run_request = app_module.run_request
+
+    def logged(layout: Layout, actor: str, request: Request) -> DispatchResult:
+        seen: dict[str, Any] = {}
+
+        def call(layout: Layout, actor: str) -> Any:
+            try:
+                seen["outcome"] = request.call(layout, actor)
+            except HarnError as error:
+                seen["error"] = error
+                raise
+            return seen["outcome"]
+
+        t0 = time.monotonic()
+        result = real_run_request(layout, actor, Request(request.title, call))
+        words, _, target = request.title.rpartition(" ")
+        entry: dict[str, Any] = {"via": "console", "verb": VERBS.get(words, words), "target": target,
+                                 "goal": None, "title": request.title, "t0": t0, "t1": time.monotonic()}
+        if "outcome" in seen:
+            entry.update(exit=0, doc=seen["outcome"].to_json())
+        elif "error" in seen:
+            error: HarnError = seen["error"]
+            entry.update(exit=error.exit_code, doc={"error": {"code": error.code, "message": error.message}})
+        else:
+            entry.update(exit=1, doc={"error": {"code": "crash", "message": result.message}})
+        log.write(**entry)
+        return result
+
+    app_module.run_request = logged  # type: ignore[assignment]
+
+
+async def settle(app: HarnConsole, pilot: Any) -> None:
+    pending = [w for w in app.workers if w.group == "dispatch"]
+    if pending:
+        await app.workers.wait_for_complete(pending)
+    await pilot.pause()
+
+
+async def fill_form(app: HarnConsole, pilot: Any, rng: random.Random) -> None:
+    """Fill whatever form opened (now and then incompletely) and submit it; leave it if it refuses."""
+    form = app.screen
+    if not isinstance(form, ModalScreen):
+        return
+    if isinstance(form, AcceptForm):
+        for select in form.query(Select):
+            if rng.random() < 0.9:
+                select.value = rng.choice(("fixed", "fixed", "deferred"))
+        for field in form.query(".defer-reason").results(Input):
+            field.value = rng.choice(REASONS) if rng.random() < 0.9 else ""
+    elif isinstance(form, ReopenForm):
+        form.query_one("#finding-1", Input).value = rng.choice(FINDINGS) if rng.random() < 0.7 else ""
+    else:
+        field = form.query_one("#reason", Input)
+        field.value = rng.choice(REASONS) if rng.random() < 0.9 else ""
+    await pilot.pause()
+    await pilot.press("ctrl+s")
+    await pilot.pause()
+    if app.screen is form:
+        await pilot.press("escape")
+        await pilot.pause()
+
+
+async def step(app: HarnConsole, pilot: Any, rng: random.Random) -> int:
+    """One operator gesture; returns the keys pressed."""
+    goals = app.main.query_one(GoalsPanel)
+    ids = [g.id for g in app.model.console_goals()] if app.model is not None else []
+    if not ids:
+        await pilot.pause(0.1)
+        return 0
+    await pilot.press("1")
+    goals.select_key(rng.choice(ids))
+    app.main.flush_goal()
+    await pilot.pause()
+    pressed = 1
+    if rng.random() < 0.4:
+        await pilot.press(rng.choice(PLAN_KEYS))
+        pressed += 1
+    else:
+        await pilot.press("2")
+        for _ in range(rng.randrange(4)):
+            await pilot.press("down")
+            pressed += 1
+        await pilot.press(rng.choice(WORK_KEYS))
+        pressed += 2
+    await pilot.pause()
+    await fill_form(app, pilot, rng)
+    await settle(app, pilot)
+    return pressed
+
+
+async def drive(root: Path, actor: str, seconds: float, rng: random.Random) -> dict[str, Any]:
+    app = HarnConsole(Layout(root), actor=actor, supervisor=False, watch=True, presence=True)
+    app.animation_level = "none"
+    keys = steps = 0
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            keys += await step(app, pilot, rng)
+            steps += 1
+        await settle(app, pilot)
+        problems = [n.message for n in app.notices if n.title in ("dispatch failed", "watch failed")]
+    return {"actor": actor, "steps": steps, "keys": keys, "worker_errors": problems}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--root", type=Path, required=True)
+    parser.add_argument("--actor", required=True)
+    parser.add_argument("--seconds", type=float, required=True)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--log", type=Path, required=True)
+    args = parser.parse_args(argv)
+    log = CommandLog(args.log, args.actor)
+    install_logging(log)
+    try:
+        summary = asyncio.run(drive(args.root, args.actor, args.seconds, random.Random(args.seed)))
+    finally:
+        log.close()
+    summary["commands"] = log.count
+    print(json.dumps(summary))
+    return 1 if summary["worker_errors"] else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
