@@ -98,6 +98,11 @@ def judge(ended: ProcessExit, *, scratch: Path, run_id: str, criteria: list[str]
     """The verdict on one run of a template from its exit and the files it left in `scratch`."""
     if ended.start_error is not None:
         return host_failure(run_id, criteria, ended.start_error)
+    if ended.output_capped_at is not None:
+        return host_failure(
+            run_id, criteria, f"output cap: the template printed more than {ended.output_capped_at} bytes (or its "
+            "transcript reached that size); its process group was killed"
+        )
     if ended.timed_out:
         return host_failure(
             run_id, criteria, f"timeout: the template ran longer than {timeout_s:g} s; its process group was killed"

@@ -2,6 +2,11 @@
 
 A line longer than `MAX_LINE_CHARS` is recorded truncated, with `truncated: true`, its full `size` in bytes and
 the `sha256` of its bytes, so memory and the file stay bounded whatever a template prints.
+
+The whole attempt is bounded too (the output cap, `$HARN_OUTPUT_CAP_BYTES`, default 64 MiB): once the template
+has printed more than the cap, or the transcript would grow past it, nothing more is stored and the writer calls
+its `on_cap` callback once (the process runner kills the template's group; the attempt fails with reason
+`output cap`). A flood of short lines, one endless line without a newline and plain gigabytes all stop there.
 """
 
 from __future__ import annotations
@@ -20,6 +25,13 @@ from harn_tui.core.fsio import FILE_MODE, complete_length
 MAX_LINE_CHARS = 4000
 MAX_LINE_BYTES = MAX_LINE_CHARS * 4
 READ_CHUNK = 65536
+DEFAULT_OUTPUT_CAP_BYTES = 64 * 1024 * 1024
+
+
+def output_cap_bytes() -> int:
+    """`$HARN_OUTPUT_CAP_BYTES`, else 64 MiB: the most one run of a template may print, and the most its
+    transcript may grow by."""
+    return int(os.environ.get("HARN_OUTPUT_CAP_BYTES", DEFAULT_OUTPUT_CAP_BYTES))
 
 
 def _count_lines(path: Path) -> int:
@@ -33,13 +45,31 @@ def _count_lines(path: Path) -> int:
 class TranscriptWriter:
     """Appends transcript lines from several reader threads; `seq` continues an existing transcript (a resume)."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, cap_bytes: int | None = None) -> None:
         good, size = complete_length(path)
         self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, FILE_MODE)
         if good != size:
             os.ftruncate(self._fd, good)
         self._seq = _count_lines(path)
         self._lock = threading.Lock()
+        self.cap_bytes = output_cap_bytes() if cap_bytes is None else cap_bytes
+        self._printed = 0
+        self._stored = 0
+        self.capped = False
+        self.on_cap: Callable[[], None] = lambda: None
+
+    def _reach_cap(self) -> None:
+        """Called with the lock held: stop storing and tell the runner, once."""
+        if not self.capped:
+            self.capped = True
+            self.on_cap()
+
+    def count(self, printed: int) -> None:
+        """Count bytes the template printed (on any stream); past the cap, storing stops."""
+        with self._lock:
+            self._printed += printed
+            if self._printed > self.cap_bytes:
+                self._reach_cap()
 
     def record(self, stream: str, head: bytes, size: int, digest: str) -> None:
         text = head.decode("utf-8", errors="replace")
@@ -47,9 +77,16 @@ class TranscriptWriter:
         if size > len(head) or len(text) > MAX_LINE_CHARS:
             entry.update(line=text[:MAX_LINE_CHARS], truncated=True, size=size, sha256=digest)
         with self._lock:
+            if self.capped:
+                return
+            document = {"seq": self._seq + 1, "ts": now_iso(), **entry}
+            body = (json.dumps(document, ensure_ascii=False) + "\n").encode()
+            if self._stored + len(body) > self.cap_bytes:
+                self._reach_cap()
+                return
             self._seq += 1
-            document = {"seq": self._seq, "ts": now_iso(), **entry}
-            os.write(self._fd, (json.dumps(document, ensure_ascii=False) + "\n").encode())
+            self._stored += len(body)
+            os.write(self._fd, body)
 
     def close(self) -> None:
         with self._lock:
@@ -102,5 +139,8 @@ def pump(source: BinaryIO, stream: str, writer: TranscriptWriter) -> None:
         chunk = os.read(fd, READ_CHUNK)
         if not chunk:
             break
-        assembler.feed(chunk)
-    assembler.close()
+        writer.count(len(chunk))
+        if not writer.capped:  # past the cap the pipe is drained (the group is being killed), nothing stored
+            assembler.feed(chunk)
+    if not writer.capped:
+        assembler.close()
