@@ -109,6 +109,7 @@ def write_immutable(path: Path, body: bytes, *, sync_dir: bool = True) -> bool:
     try:
         fault_point("write.link")
         os.link(temp, path)
+        fault_point("write.linked")
     except FileExistsError:
         if path.read_bytes() == body:
             return False
@@ -177,6 +178,7 @@ def append_line(path: Path, line: bytes, *, sync_dir: bool = True) -> bool:
             raise OSError(f"short write to {path}: {written} of {len(line)} bytes")
         fault_point("append.fsync")
         os.fsync(fd)
+        fault_point("append.fsynced")
     finally:
         os.close(fd)
     if size == 0 and sync_dir:

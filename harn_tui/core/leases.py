@@ -11,6 +11,7 @@ from pathlib import Path
 from filelock import FileLock, Timeout
 
 from harn_tui.core.errors import Refused
+from harn_tui.core.faults import fault_point
 from harn_tui.core.fsio import FILE_MODE, ensure_dir
 
 DEFAULT_TIMEOUT_S = 30.0
@@ -27,18 +28,23 @@ def lease_timeout() -> float:
 
 @contextlib.contextmanager
 def hold_lease(path: Path, what: str, timeout: float | None = None) -> Iterator[None]:
-    """Hold the lease at `path`, waiting up to `timeout` seconds; a lease still busy is a refusal."""
+    """Hold the lease at `path`, waiting up to `timeout` seconds; a lease still busy is a refusal.
+    Fault points `lease.acquire`, `lease.acquired`, `lease.release`, `lease.released`."""
     ensure_dir(path.parent)
     lock = FileLock(str(path), mode=FILE_MODE, thread_local=False)
     wait = lease_timeout() if timeout is None else timeout
+    fault_point("lease.acquire")
     try:
         lock.acquire(timeout=wait, poll_interval=0.01)
     except Timeout:
         raise LeaseBusy(f"busy: the {what} lease {path} stayed held for {wait:g} s") from None
+    fault_point("lease.acquired")
     try:
         yield
     finally:
+        fault_point("lease.release")
         lock.release()
+        fault_point("lease.released")
 
 
 class HeldLease:
@@ -47,13 +53,17 @@ class HeldLease:
     def __init__(self, path: Path, what: str, timeout: float = 0.0) -> None:
         ensure_dir(path.parent)
         self._lock = FileLock(str(path), mode=FILE_MODE, thread_local=False)
+        fault_point("lease.acquire")
         try:
             self._lock.acquire(timeout=timeout, poll_interval=0.01)
         except Timeout:
             raise LeaseBusy(f"busy: the {what} lease {path} is held by another process") from None
+        fault_point("lease.acquired")
 
     def release(self) -> None:
+        fault_point("lease.release")
         self._lock.release()
+        fault_point("lease.released")
 
 
 def try_hold(path: Path, what: str) -> HeldLease | None:

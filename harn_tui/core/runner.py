@@ -19,10 +19,11 @@ Order of one attempt: under the goal lease (standalone work: the work lease) re-
 (a change refuses and records nothing), check the rules, create `runs/<id>/` (0700) and take its run lease,
 write `manifest.json`, record lost attempts, append `attempt.started` (or `attempt.resumed`); release the goal
 lease; run the template (see `template_process`; env = inherited + `HARN_MANIFEST`, `HARN_RUN_DIR`,
-`HARN_PROOF`, `HARN_RUN_ID`, and `HARN_APPROVAL` on a resume; `HARN_FAULT` is not passed on); judge its exit
-(see `proof_intake`), write `proof.json` or the approval request; under the goal lease append `attempt.finished`;
-release the run lease. Fault points: `<prefix>.attempt_started`, `<prefix>.attempt_process_started`,
-`<prefix>.attempt_finished`. The timeout defaults to `$HARN_ATTEMPT_TIMEOUT_S`, else 3,600 s.
+`HARN_PROOF`, `HARN_RUN_ID`, and `HARN_APPROVAL` on a resume; `HARN_FAULT` and `HARN_FAULT_TRACE` are not
+passed on); judge its exit (see `proof_intake`), write `proof.json` or the approval request; under the goal
+lease append `attempt.finished`; release the run lease. Fault points: `<prefix>.attempt_started`,
+`<prefix>.attempt_process_started`, `<prefix>.attempt_finished`. The timeout defaults to
+`$HARN_ATTEMPT_TIMEOUT_S`, else 3,600 s.
 """
 
 from __future__ import annotations
@@ -155,7 +156,8 @@ class PreparedAttempt:
                      timeout_s=timeout)
 
     def _env(self) -> dict[str, str]:
-        env = {k: v for k, v in os.environ.items() if k not in ("HARN_APPROVAL", "HARN_FAULT")}
+        hidden = ("HARN_APPROVAL", "HARN_FAULT", "HARN_FAULT_TRACE")
+        env = {k: v for k, v in os.environ.items() if k not in hidden}
         env.update(
             HARN_MANIFEST=str(self.run_dir / "manifest.json"), HARN_RUN_DIR=str(self.scratch),
             HARN_PROOF=str(self.scratch / PROOF), HARN_RUN_ID=self.run_id,

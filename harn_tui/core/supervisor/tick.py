@@ -122,4 +122,5 @@ def auto_apply(layout: Layout, goal_id: str, outcome: PlanOutcome) -> PlanOutcom
         raise
     except Refused as refusal:
         return outcome.with_status("proposed", f"auto_apply refused: {refusal.message}")
+    fault_point("tick.plan_applied")
     return outcome.with_status("completed" if outcome.decision == "complete" else "applied")
