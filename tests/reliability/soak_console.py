@@ -2,12 +2,13 @@
 
 `python -m tests.reliability.soak_console --root DIR --actor console-1 --seconds 20 --seed 1 --log FILE`. The
 console runs with its live watcher (a child process) and presence heartbeat, its embedded supervisor off (the
-soak runs one `serve` beside it). Each step focuses a random goal in the goals panel and presses a plan key
-(`a` approve, `x` reject, `r` retry) or moves into the graph and presses a work key (`a` accept, `o` reopen,
-`c` cancel, `y`/`n` approve/deny the request); a form that opens is filled (sometimes left incomplete, which
-the form refuses) and submitted with ctrl+s. Keys are legal or not by the console's own live view, which the
-race makes stale: the core decides. Every dispatched request is logged with its outcome (the console's own
-`run_request` path, wrapped only to record what the core returned).
+soak runs one `serve` beside it). Each step selects a goal in the goals panel (mostly one waiting for a human),
+then the number key of the panel holding its decision and that decision's key (`a` approve or accept, `x`
+reject, `r` retry, `o` reopen, `y`/`n` approve/deny the request); otherwise any goal and a random plan key, or
+the graph, a few rows down and a random work key (`c` cancel among them). A form that opens is filled
+(sometimes left incomplete, which the form refuses) and submitted with ctrl+s. Keys are legal or not by the
+console's own live view, which the race makes stale: the core decides. Every dispatched request is logged
+with its outcome (the console's own `run_request` path, wrapped only to record what the core returned).
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ from harn_tui.tui.dispatch import Request
 from harn_tui.tui.forms.accept import AcceptForm
 from harn_tui.tui.forms.reopen import ReopenForm
 from harn_tui.tui.messages import DispatchResult
+from harn_tui.tui.screens.main import decision_panel
+from harn_tui.tui.screens.transitions import PANELS
 from harn_tui.tui.widgets.goals import GoalsPanel
 from tests.reliability.soak_log import CommandLog
 from tests.reliability.soak_worker import FINDINGS, REASONS
@@ -108,32 +111,36 @@ async def fill_form(app: HarnConsole, pilot: Any, rng: random.Random) -> None:
         await pilot.pause()
 
 
+DECISION_KEYS = {"review_plan": ("a", "a", "x"), "retry_plan": ("r",), "review": ("a", "a", "o"),
+                 "resolve_approval": ("y", "y", "n")}
+AIMED_SHARE = 0.75
+
+
 async def step(app: HarnConsole, pilot: Any, rng: random.Random) -> int:
-    """One operator gesture; returns the keys pressed."""
-    goals = app.main.query_one(GoalsPanel)
-    ids = [g.id for g in app.model.console_goals()] if app.model is not None else []
-    if not ids:
+    """One operator gesture (mostly at a goal waiting for a human, at its decision); returns the keys pressed."""
+    goals = app.model.console_goals() if app.model is not None else []
+    if not goals:
         await pilot.pause(0.1)
         return 0
+    waiting = [g for g in goals if g.needs_human]
+    aimed = bool(waiting) and rng.random() < AIMED_SHARE
+    goal = rng.choice(waiting if aimed else goals)
     await pilot.press("1")
-    goals.select_key(rng.choice(ids))
+    app.main.query_one(GoalsPanel).select_key(goal.id)
     app.main.flush_goal()
     await pilot.pause()
-    pressed = 1
-    if rng.random() < 0.4:
-        await pilot.press(rng.choice(PLAN_KEYS))
-        pressed += 1
+    if aimed:
+        panel = decision_panel(goal)
+        keys = [str(PANELS.index(panel) + 1), rng.choice(DECISION_KEYS.get(goal.next_action, WORK_KEYS))]
+    elif rng.random() < 0.4:
+        keys = [rng.choice(PLAN_KEYS)]
     else:
-        await pilot.press("2")
-        for _ in range(rng.randrange(4)):
-            await pilot.press("down")
-            pressed += 1
-        await pilot.press(rng.choice(WORK_KEYS))
-        pressed += 2
+        keys = ["2", *["down"] * rng.randrange(4), rng.choice(WORK_KEYS)]
+    await pilot.press(*keys)
     await pilot.pause()
     await fill_form(app, pilot, rng)
     await settle(app, pilot)
-    return pressed
+    return 1 + len(keys)
 
 
 async def drive(root: Path, actor: str, seconds: float, rng: random.Random) -> dict[str, Any]:
