@@ -4,8 +4,9 @@ Long run (documented in docs/guide/reliability.md), from the repository root:
 
     python -m tests.reliability.soak --seconds 300 --workers 6
 
-Options: `--consoles 2`, `--goals 4` (soak goals at the start), `--spawn-every 15` (a fresh soak goal every N
-seconds, so budgets running out never starve the race), `--seed`, `--dir DIR` (kept; default a temporary
+Options: `--consoles 2`, `--goals 4` (soak goals at the start), `--spawn-every 15` (every N seconds a fresh
+root, raced as standalone work until a goal adopts it N/2 seconds later, and every other time a standalone
+item: budgets running out never starve the race), `--seed`, `--dir DIR` (kept; default a temporary
 directory, removed when the run is clean). Exit 0 when every invariant held, 1 otherwise; the last line is the
 summary (`race soak: N transitions raced (...); ... 0 violations`). The CI version is
 tests/reliability/test_race_soak.py (about 20 s of racing).
@@ -13,6 +14,7 @@ tests/reliability/test_race_soak.py (about 20 s of racing).
 What runs, all at once against one tree (built by soak_tree: the demo's goals, each mid-story, plus soak goals
 whose templates pass, fail or park at random):
 
+- the driver itself, adding roots, goals that adopt them, and standalone work;
 - N worker processes (soak_worker) issuing random legal and illegal transitions through the CLI: plan
   approve/reject/retry with current and stale addresses, work run/retry, reopen with findings, accept with
   and without dispositions, cancel, approval approve/deny, bad input and unknown addresses;
@@ -42,7 +44,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from tests.reliability.soak_check import Report, check_soak
-from tests.reliability.soak_tree import add_soak_goal, build_soak_tree
+from tests.reliability.soak_tree import add_soak_root, add_standalone, adopt, build_soak_tree
 
 REPO = Path(__file__).resolve().parents[2]
 STOP_WAIT_S = 120.0
@@ -114,11 +116,18 @@ def run_soak(*, seconds: float, workers: int = 6, consoles: int = 2, goals: int 
     added = 0
     deadline = started + seconds
     next_goal = started + spawn_every
+    adoptions: list[tuple[float, int]] = []
     while time.monotonic() < deadline:
-        if time.monotonic() >= next_goal:
-            add_soak_goal(layout, assets, goals + added)
+        now = time.monotonic()
+        if now >= next_goal:
+            add_soak_root(layout, assets, goals + added)
+            adoptions.append((now + spawn_every / 2, goals + added))
+            if added % 2 == 0:
+                add_standalone(layout, assets, 2 + added // 2)
             added += 1
             next_goal += spawn_every
+        while adoptions and adoptions[0][0] <= now:
+            adopt(layout, assets, adoptions.pop(0)[1])
         time.sleep(min(0.5, max(0.0, deadline - time.monotonic())))
     result = SoakResult(base, Report(), seconds, goals_added=added)
     for name, (process, handle) in children.items():

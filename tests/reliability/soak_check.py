@@ -10,7 +10,8 @@ command logs.
   parked attempt whose approval is decided, once per approval; nothing starts on accepted or cancelled work;
 - no accept with open findings: replaying each log, an accept disposes exactly the open set and accepts the
   latest attempt, which passed (its proof digest matches `proof.json`);
-- budgets: charged attempts per goal <= `max_total_attempts`; per item, a retry only while charged attempts <
+- budgets: charged attempts per goal <= `max_total_attempts` (or the attempts its root ran as standalone work
+  before a goal adopted it, if more); per item, a retry only while charged attempts <
   `max_attempts`, one initial attempt, one reopen attempt per reopen; plan requests <= `max_replans`; planned
   work per plan and in total within the replanning bounds;
 - acknowledgements: every exit-0 transition in the logs is in the journal exactly as reported (same event at
@@ -28,6 +29,7 @@ import subprocess
 import sys
 from collections import Counter
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +43,7 @@ PLAN_OUTCOMES = ("plan.applied", "plan.completed", "plan.rejected", "plan.retry_
 PLANNER_EVENTS = ("plan.reviewed", "plan.proposed", "plan.attention", "plan.failed")
 UNCHARGED = frozenset({"upstream", "environment"})
 ERROR_CODES = {2: "usage", 3: "refused", 4: "not_found"}
+ADOPTION_SLACK_S = 0.5
 
 
 @dataclass
@@ -276,15 +279,27 @@ def governed(journal: Journal, goal_id: str) -> set[str]:
     return found
 
 
+def started_before_adoption(journal: Journal, goal_id: str, work_ids: set[str]) -> int:
+    """Attempts its work ran as standalone work before the goal existed (they count, but no rule stopped them).
+    Generous by ADOPTION_SLACK_S: the goal's stamp precedes its goal.json becoming visible."""
+    created = datetime.fromtimestamp((journal.base / "supervisors" / goal_id / "goal.json").stat().st_mtime, UTC)
+    cutoff = created + timedelta(seconds=ADOPTION_SLACK_S)
+    return sum(1 for w in work_ids for e in journal.work.get(w, [])
+               if e["event"] == "attempt.started" and datetime.fromisoformat(e["ts"]) <= cutoff)
+
+
 def check_budgets(journal: Journal, report: Report) -> None:
     for goal_id, goal in journal.goals.items():
         if goal is None:
             report.fail(f"goal {goal_id}: goal.json unreadable")
             continue
         limit = goal["limits"]["max_total_attempts"]
-        used = sum(journal.charged.get(w, 0) for w in governed(journal, goal_id))
-        if used > limit:
-            report.fail(f"goal {goal_id}: {used} charged attempts > max_total_attempts {limit}")
+        work_ids = governed(journal, goal_id)
+        used = sum(journal.charged.get(w, 0) for w in work_ids)
+        before = started_before_adoption(journal, goal_id, work_ids)
+        if used > max(limit, before):
+            report.fail(f"goal {goal_id}: {used} charged attempts > max_total_attempts {limit} "
+                        f"({before} started before the goal adopted its root)")
         replanning = goal.get("replanning")
         plans = [(p, e) for p, (g, _, e) in journal.plans.items() if g == goal_id]
         if replanning is None:

@@ -4,7 +4,9 @@ Everything is built through the core and the real supervisor (no hand-written ev
 scenarios (a proposal awaiting review, an attention plan awaiting retry, work in review with findings, a parked
 approval, a goal that succeeded after a replan), then soak goals whose root template passes, fails or parks at
 random and whose reviewer approves or asks for attention at random, with small budgets so that the race also
-runs into every budget. `add_soak_goal` is called again during the soak to keep fresh material coming.
+runs into every budget, and two standalone items (their own lease). During the soak the driver keeps fresh
+material coming: a new root that races as standalone work until `adopt` makes it a goal's root (the owner of
+the work changes under the racers), and more standalone items.
 """
 
 from __future__ import annotations
@@ -101,21 +103,36 @@ def write_assets(directory: Path) -> Path:
     return directory
 
 
-def add_soak_goal(layout: Layout, assets: Path, number: int) -> str:
-    """A goal over a fresh coin-template root (its kind cycles through GOAL_KINDS); returns the goal id."""
+def add_soak_root(layout: Layout, assets: Path, number: int) -> str:
+    """A coin-template work item that belongs to no goal yet (`adopt` makes it a goal's root)."""
+    return create_work(layout, title=f"Soak root {number}", template=assets / "templates" / "coin.py",
+                       objective="Survive the race.", acceptance=["nothing lost", "nothing doubled"],
+                       max_attempts=2, work_id=f"soak-root-{number}", actor="soak-builder").id
+
+
+def adopt(layout: Layout, assets: Path, number: int) -> str:
+    """A goal over `soak-root-<number>` (its kind cycles through GOAL_KINDS); returns the goal id."""
     reviewed, accept_passing, retry_blocked = GOAL_KINDS[number % len(GOAL_KINDS)]
-    root = f"soak-root-{number}"
-    create_work(layout, title=f"Soak root {number}", template=assets / "templates" / "coin.py",
-                objective="Survive the race.", acceptance=["nothing lost", "nothing doubled"], max_attempts=2,
-                work_id=root, actor="soak-builder")
     goal_id = f"soak-goal-{number}"
     create_supervisor(
-        layout, team_file=assets / "team.json", root_work=root,
+        layout, team_file=assets / "team.json", root_work=f"soak-root-{number}",
         replanning_file=assets / f"replanning-{'reviewed' if reviewed else 'plain'}.json",
         options=GoalOptions(goal_id=goal_id, title=f"Soak goal {number}", max_total_attempts=8,
                             accept_passing_proof=accept_passing, retry_blocked=retry_blocked),
     )
     return goal_id
+
+
+def add_soak_goal(layout: Layout, assets: Path, number: int) -> str:
+    add_soak_root(layout, assets, number)
+    return adopt(layout, assets, number)
+
+
+def add_standalone(layout: Layout, assets: Path, number: int) -> str:
+    """Coin-template work that no goal governs: its transitions take the work's own lease."""
+    return create_work(layout, title=f"Standalone {number}", template=assets / "templates" / "coin.py",
+                       objective="Race on its own lease.", acceptance=["nothing lost"], max_attempts=2,
+                       work_id=f"soak-solo-{number}", actor="soak-builder").id
 
 
 def build_soak_tree(directory: Path, goals: int = 4) -> tuple[Layout, Path]:
@@ -124,4 +141,6 @@ def build_soak_tree(directory: Path, goals: int = 4) -> tuple[Layout, Path]:
     assets = write_assets(directory / ASSETS)
     for number in range(goals):
         run_goal(layout, add_soak_goal(layout, assets, number))
+    for number in range(2):
+        add_standalone(layout, assets, number)
     return layout, assets

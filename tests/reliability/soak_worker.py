@@ -29,6 +29,7 @@ from tests.reliability.soak_log import CommandLog
 
 SUBPROCESS_SHARE = 0.1
 AIMED_SHARE = 0.6
+STANDALONE_SHARE = 0.2
 REASONS = ("too risky", "try a smaller step", "not now")
 FINDINGS = ("the error path is untested", "the log line leaks a token", "docs are missing")
 JUNK_IDS = ("../escape", "a/b", "-dash-first")
@@ -43,6 +44,7 @@ class Known:
     work: list[str] = field(default_factory=list)
     approvals: dict[str, str] = field(default_factory=dict)  # approval id -> work id
     pending_approvals: dict[str, str] = field(default_factory=dict)  # work id -> approval id
+    standalone: list[dict[str, Any]] = field(default_factory=list)  # `work list` items that belong to no goal
 
 
 class Worker:
@@ -106,6 +108,15 @@ class Worker:
                 if approval["status"] == "pending":
                     self.known.pending_approvals[work_id] = approval["id"]
 
+    def refresh_work(self) -> None:
+        listed = self.read("work", "list")
+        if listed is None:
+            return
+        for item in listed["work"]:
+            if item["id"] not in self.known.work:
+                self.known.work.append(item["id"])
+        self.known.standalone = [item for item in listed["work"] if item.get("goal_id") is None]
+
     def show(self, goal_id: str) -> Any:
         view = self.read("supervisor", "show", goal_id)
         if view is None:
@@ -124,11 +135,18 @@ class Worker:
             self.refresh_goals()
         if self.rng.random() < 0.25:
             self.refresh_approvals()
+        if self.rng.random() < 0.15:
+            self.refresh_work()
         if not self.known.goals:
             return
-        view = self.show(self.rng.choice(self.known.goals))
-        if view is not None and self.rng.random() < AIMED_SHARE and self.aimed(view):
-            return
+        if self.known.standalone and self.rng.random() < STANDALONE_SHARE:
+            item = self.rng.choice(self.known.standalone)
+            if self.rng.random() < AIMED_SHARE and self.aimed_at(self.item_options(item, standalone=True)):
+                return
+        else:
+            view = self.show(self.rng.choice(self.known.goals))
+            if view is not None and self.rng.random() < AIMED_SHARE and self.aimed(view):
+                return
         self.random_transition()
 
     def aimed(self, view: dict[str, Any]) -> bool:
@@ -145,26 +163,38 @@ class Worker:
             options.append(("plan retry", plan, ["supervisor", "plan", "retry", goal_id, plan, "--reason",
                                                  rng.choice(REASONS)], goal_id))
         for item in view["work"]:
-            if not item["active"]:
-                continue
-            work_id, state = item["id"], item["state"]
-            if state == "in_review":
-                options.append(("work accept", work_id, ["work", "accept", work_id, *self.dispositions(item)], None))
-                options.append(("work reopen", work_id, ["work", "reopen", work_id, *self.findings()], None))
-            elif state == "blocked" and item["next_action"] == "retry":
-                options.append(("work retry", work_id, ["work", "retry", work_id], None))
-            elif state == "ready":
-                options.append(("work run", work_id, ["work", "run", work_id], None))
-            elif state == "awaiting_approval" and work_id in self.known.pending_approvals:
-                approval = self.known.pending_approvals[work_id]
-                verb = rng.choice(("approve", "deny"))
-                extra = ["--reason", rng.choice(REASONS)] if verb == "deny" and rng.random() < 0.5 else []
-                options.append((f"approval {verb}", approval, ["approval", verb, approval, *extra], None))
+            if item["active"]:
+                options += self.item_options(item, standalone=False)
+        return self.aimed_at(options)
+
+    def aimed_at(self, options: list[tuple[str, str, list[str], str | None]]) -> bool:
         if not options:
             return False
-        verb, target, argv, goal = rng.choice(options)
+        verb, target, argv, goal = self.rng.choice(options)
         self.issue(verb, target, argv, goal)
         return True
+
+    def item_options(self, item: dict[str, Any], *, standalone: bool) -> list[tuple[str, str, list[str], None]]:
+        """What the item's state allows (plus, in review, an accept that must be refused): accept or reopen in
+        review, retry blocked, run ready (or, standalone, resume a decided park), decide a pending approval."""
+        work_id, state, rng = item["id"], item["state"], self.rng
+        options: list[tuple[str, str, list[str], None]] = []
+        if state == "in_review":
+            options.append(("work accept", work_id, ["work", "accept", work_id, *self.dispositions(item)], None))
+            options.append(("work reopen", work_id, ["work", "reopen", work_id, *self.findings()], None))
+            # and the accept that must not slip through: open findings left undisposed, or a made-up one
+            undisposed = self.dispositions(item)[2:] if item["open_findings"] else ["--dispose", "f1=fixed"]
+            options.append(("work accept", work_id, ["work", "accept", work_id, *undisposed], None))
+        elif state == "blocked" and item["next_action"] == "retry":
+            options.append(("work retry", work_id, ["work", "retry", work_id], None))
+        elif state == "ready" or (standalone and item["next_action"] == "resume"):
+            options.append(("work run", work_id, ["work", "run", work_id], None))
+        elif state == "awaiting_approval" and work_id in self.known.pending_approvals:
+            approval = self.known.pending_approvals[work_id]
+            verb = rng.choice(("approve", "deny"))
+            extra = ["--reason", rng.choice(REASONS)] if verb == "deny" and rng.random() < 0.5 else []
+            options.append((f"approval {verb}", approval, ["approval", verb, approval, *extra], None))
+        return options
 
     def dispositions(self, item: dict[str, Any]) -> list[str]:
         """Every open finding disposed (now and then one deferred with a reason)."""
