@@ -14,6 +14,7 @@ command logs.
   before a goal adopted it, if more); per item, a retry only while charged attempts <
   `max_attempts`, one initial attempt, one reopen attempt per reopen; plan requests <= `max_replans`; planned
   work per plan and in total within the replanning bounds;
+- generations: no attempt starts or resumes on work a later applied plan superseded;
 - acknowledgements: every exit-0 transition in the logs is in the journal exactly as reported (same event at
   the same seq, the same decision record, the attempt it ran); no event was acknowledged as `applied` twice;
   every operator event and decision by a soak actor was acknowledged exactly once (so a refused command left
@@ -261,16 +262,21 @@ def replay_work(work_id: str, events: list[dict[str, Any]], max_attempts: int, j
     journal.charged[work_id] = charged
 
 
-def governed(journal: Journal, goal_id: str) -> set[str]:
-    goal = journal.goals.get(goal_id) or {}
+def closure(journal: Journal, root: str | None) -> set[str]:
     found: set[str] = set()
-    stack = [goal["root_work_id"]] if goal.get("root_work_id") else []
+    stack = [root] if root else []
     while stack:
         work_id = stack.pop()
         if work_id in found:
             continue
         found.add(work_id)
         stack.extend((journal.intents.get(work_id) or {}).get("dependencies") or [])
+    return found
+
+
+def governed(journal: Journal, goal_id: str) -> set[str]:
+    goal = journal.goals.get(goal_id) or {}
+    found = closure(journal, goal.get("root_work_id"))
     for owner, _, events in journal.plans.values():
         if owner == goal_id:
             for event in events:
@@ -315,6 +321,26 @@ def check_budgets(journal: Journal, report: Report) -> None:
                         report.fail(f"plan {plan_id}: {len(event['work_ids'])} items > max_work_items_per_plan")
         if planned > replanning["max_total_work_items"]:
             report.fail(f"goal {goal_id}: {planned} planned items > max_total_work_items")
+
+
+def check_generations(journal: Journal, report: Report) -> None:
+    """No attempt starts or resumes on work a later generation superseded: after a `plan.applied` (by its ts;
+    both are appended under the goal lease), only the new active closure is dispatchable."""
+    for goal_id, goal in journal.goals.items():
+        if goal is None:
+            continue
+        applied = sorted((e["ts"], e["root_work_id"]) for g, _, events in journal.plans.values() if g == goal_id
+                         for e in events if e["event"] == "plan.applied")
+        if not applied:
+            continue
+        for work_id in governed(journal, goal_id):
+            for event in journal.work.get(work_id, []):
+                if event["event"] not in ("attempt.started", "attempt.resumed"):
+                    continue
+                earlier = [root for ts, root in applied if ts < event["ts"]]
+                if earlier and work_id not in closure(journal, earlier[-1]):
+                    report.fail(f"work {work_id}: {event['event']} {event['run_id']} at {event['ts']} after goal "
+                                f"{goal_id} moved to root {earlier[-1]} (superseded work dispatched)")
 
 
 # ----- the logs against the journal
@@ -429,6 +455,7 @@ def check_soak(root: Path, logs: Path) -> Report:
     check_plans(journal, report)
     check_work(journal, report)
     check_budgets(journal, report)
+    check_generations(journal, report)
     check_acknowledged(journal, read_logs(logs), report)
     check_leftovers(root / ".harnery", report)
     check_verify(root, report)

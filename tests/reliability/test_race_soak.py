@@ -14,7 +14,7 @@ from pathlib import Path
 from harn_tui.core.journal import JsonlTail
 from harn_tui.core.layout import Layout
 from harn_tui.core.leases import hold_lease
-from harn_tui.core.records import WorkAccepted
+from harn_tui.core.records import AttemptStarted, WorkAccepted
 from harn_tui.core.records.events import WORK_EVENTS_ADAPTER
 from harn_tui.core.writer import append_event
 from tests.reliability.conftest import Figures
@@ -49,7 +49,8 @@ def test_racing_transitions_lose_nothing_double_nothing_and_let_nothing_through(
 
 def test_the_checker_reports_forged_damage(tmp_path: Path) -> None:
     """An accept past open findings, an acknowledged event the journal lacks, an unacknowledged operator event,
-    and a doubled line: each is reported (so a clean soak means something)."""
+    a retry past max_attempts on superseded work, a doubled line, a crash: each is reported (so a clean soak
+    means something)."""
     root, logs = tmp_path / "tree", tmp_path / "logs"
     logs.mkdir()
     build_soak_tree(root, goals=0)
@@ -60,6 +61,9 @@ def test_the_checker_reports_forged_damage(tmp_path: Path) -> None:
         log = JsonlTail(layout.work(work) / "events.jsonl", WORK_EVENTS_ADAPTER)
         run_id = json.loads((layout.work(work) / "events.jsonl").read_text().splitlines()[-1])["run_id"]
         forged = append_event(log, WorkAccepted, "w9", run_id=run_id, proof_sha256="0" * 64, dispositions=[])
+    with hold_lease(layout.goal("demo-5-flaky-test") / "lease", "test"):  # its original root, superseded
+        log = JsonlTail(layout.work("checkout-test-retry") / "events.jsonl", WORK_EVENTS_ADAPTER)
+        append_event(log, AttemptStarted, "w9", run_id="run-20260101T000000Z-abcdef", attempt=2, trigger="retry")
     entries = CommandLog(logs / "w1.log.jsonl", "w1")
     ghost = forged.model_dump(mode="json", by_alias=True) | {"seq": 99}
     entries.write(via="cli", verb="work accept", target=work, goal=None, argv=[], exit=0,
@@ -80,3 +84,5 @@ def test_the_checker_reports_forged_damage(tmp_path: Path) -> None:
     assert f"{events}:" in found and "where" in found
     assert "temporary file left behind" in found
     assert "verify exit 5" in found
+    assert "checkout-test-retry: attempt.started run-20260101T000000Z-abcdef" in found
+    assert "(superseded work dispatched)" in found and "with 1/1 charged" in found
