@@ -14,6 +14,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     raw = list(sys.argv[1:] if argv is None else argv)
     as_json = "--json" in raw
+    for position, value in enumerate(raw, start=1):
+        if not _is_utf8(value):
+            shown = repr(value) if len(value) <= 60 else repr(value[:60]) + "..."
+            return _fail("usage", 2, f"argument {position} ({shown}) is not UTF-8 text", as_json)
     try:
         args = parser.parse_args(raw)
     except ParserUsageError as error:
@@ -28,6 +32,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail(error.code, error.exit_code, error.message, args.json)
     except KeyboardInterrupt:
         return 130
+
+
+def _is_utf8(value: str) -> bool:
+    """False for an argument holding bytes that are not UTF-8 (Python passes them on as lone surrogates)."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _fail(code: str, exit_code: int, message: str, as_json: bool) -> int:

@@ -15,6 +15,14 @@ class Parser(argparse.ArgumentParser):
         raise ParserUsageError(f"{self.prog}: {message}")
 
 
+def count(text: str) -> int:
+    """A whole number in ASCII digits: `int()` alone would take `'１０'`, `'١٠'` or `' 1_0 '` for 10."""
+    body = text[1:] if text[:1] in "+-" else text
+    if not body or not body.isascii() or not body.isdigit():
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number (ASCII digits, optionally signed)")
+    return int(text)
+
+
 def _common(parser: argparse.ArgumentParser, top: bool) -> None:
     default = None if top else argparse.SUPPRESS
     parser.add_argument("--root", default=default, help="the directory holding .harnery/")
@@ -63,9 +71,9 @@ def _supervisor(groups: argparse._SubParsersAction[Parser]) -> None:
     create.add_argument("--replanning")
     create.add_argument("--id")
     create.add_argument("--title")
-    create.add_argument("--max-total-attempts", type=int)
-    create.add_argument("--max-parallel-work", type=int)
-    create.add_argument("--max-cycles", type=int)
+    create.add_argument("--max-total-attempts", type=count)
+    create.add_argument("--max-parallel-work", type=count)
+    create.add_argument("--max-cycles", type=count)
     create.add_argument("--accept-passing-proof", action="store_true")
     create.add_argument("--retry-blocked", action="store_true")
     _leaf(verbs, "list", "every goal with its state")
@@ -103,7 +111,7 @@ def _work(groups: argparse._SubParsersAction[Parser]) -> None:
     create.add_argument("--objective", required=True)
     create.add_argument("--accept", action="append", default=[])
     create.add_argument("--depends-on", action="append", default=[])
-    create.add_argument("--max-attempts", type=int, default=3)
+    create.add_argument("--max-attempts", type=count, default=3)
     create.add_argument("--id")
     _leaf(verbs, "list", "every work item")
     for name, help_text in (

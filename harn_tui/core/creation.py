@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import TypeAdapter, ValidationError
 
 from harn_tui.core.clock import iso, now
 from harn_tui.core.errors import CorruptJournal, NotFound, Refused, UsageError
@@ -29,10 +29,13 @@ from harn_tui.core.records import (
     WorkCreated,
     WorkIntent,
 )
-from harn_tui.core.records.common import TITLE_MAX
+from harn_tui.core.records.common import TITLE_MAX, Title
 from harn_tui.core.records.events import WORK_EVENTS_ADAPTER
 from harn_tui.core.records.goal import Automation
 from harn_tui.core.writer import append_event
+
+MAX_SPEC_FILE_BYTES = 1024 * 1024
+_TITLE: TypeAdapter[str] = TypeAdapter(Title)
 
 
 def init_tree(root: Path) -> Layout:
@@ -44,7 +47,15 @@ def init_tree(root: Path) -> Layout:
 
 
 def sha256_file(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    """The sha256 of a file's bytes, read in chunks (a template of any size hashes in bounded memory)."""
+    digest = hashlib.sha256()
+    try:
+        with path.open("rb") as handle:
+            while chunk := handle.read(1 << 20):
+                digest.update(chunk)
+    except OSError as error:
+        raise UsageError(f"{path} cannot be read: {error.strerror or error}") from None
+    return digest.hexdigest()
 
 
 def template_ref(path: str | Path, base: Path | None = None) -> TemplateRef:
@@ -107,14 +118,27 @@ def create_work(
 
 
 def _load_json_file(path: Path, what: str) -> Any:
+    """A team, replanning or mission file: a regular file of at most `MAX_SPEC_FILE_BYTES` holding UTF-8 JSON.
+
+    A device (`/dev/zero`), a FIFO, an oversized or too deeply nested file is bad input, never a hang, a
+    memory blow-up or a traceback."""
     try:
-        return json.loads(path.read_text())
+        if path.exists() and not path.is_file() and not path.is_dir():
+            raise UsageError(f"{what} file {path} is not a regular file")
+        with path.open("rb") as handle:
+            body = handle.read(MAX_SPEC_FILE_BYTES + 1)
     except FileNotFoundError:
         raise UsageError(f"{what} file {path} does not exist") from None
     except OSError as error:
         raise UsageError(f"{what} file {path} cannot be read: {error.strerror or error}") from None
+    if len(body) > MAX_SPEC_FILE_BYTES:
+        raise UsageError(f"{what} file {path} is larger than {MAX_SPEC_FILE_BYTES} bytes")
+    try:
+        return json.loads(body.decode("utf-8"))
     except ValueError as error:
         raise UsageError(f"{what} file {path} is not valid JSON: {error}") from None
+    except RecursionError:
+        raise UsageError(f"{what} file {path} is nested too deeply to be a {what} file") from None
 
 
 def load_team(path: Path) -> dict[str, SpecialistProfile]:
@@ -221,6 +245,11 @@ def create_supervisor(
     replanning = load_replanning(replanning_file, team) if replanning_file else None
     mission = load_mission(mission_file) if mission_file else None
     limits = _limits(options)
+    if options.title is not None:  # bounds before existence (SPEC 6 order): a bad --title is 2 even with no root
+        try:
+            _TITLE.validate_python(options.title)
+        except ValidationError as error:
+            raise UsageError(f"goal: title: {error.errors(include_url=False)[0]['msg']}") from None
     root_intent = None
     if root_work is not None:
         intent_path = layout.work(root_work) / "intent.json"
