@@ -11,9 +11,10 @@ command logs.
 - no accept with open findings: replaying each log, an accept disposes exactly the open set and accepts the
   latest attempt, which passed (its proof digest matches `proof.json`);
 - budgets: charged attempts per goal <= `max_total_attempts` (or the attempts its root ran as standalone work
-  before a goal adopted it, if more); per item, a retry only while charged attempts <
-  `max_attempts`, one initial attempt, one reopen attempt per reopen; plan requests <= `max_replans`; planned
-  work per plan and in total within the replanning bounds;
+  before a goal adopted it, if more); per item, charged attempts <= `max_attempts` + reopens, a retry only
+  while charged attempts < `max_attempts`, one initial attempt, one reopen attempt per reopen; plan requests
+  <= `max_replans`; planned work per plan and in total within the replanning bounds (`max_cycles` bounds one
+  `run`/`serve` invocation and leaves no trace in the journal, so it is not checked here);
 - generations: no attempt starts or resumes on work a later applied plan superseded;
 - acknowledgements: every exit-0 transition in the logs is in the journal exactly as reported (same event at
   the same seq, the same decision record, the attempt it ran); no event was acknowledged as `applied` twice;
@@ -259,6 +260,8 @@ def replay_work(work_id: str, events: list[dict[str, Any]], max_attempts: int, j
             if digest is None or event["proof_sha256"].removeprefix("sha256:") != digest:
                 report.fail(f"work {work_id}: accepted proof digest does not match {proof}")
             open_ids, terminal = set(), "accepted"
+    if charged > max_attempts + reopens:
+        report.fail(f"work {work_id}: {charged} charged attempts > max_attempts {max_attempts} + {reopens} reopens")
     journal.charged[work_id] = charged
 
 
