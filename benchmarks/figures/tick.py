@@ -13,7 +13,7 @@ from pathlib import Path
 
 from benchmarks.checkpoint import Checkpoint
 from benchmarks.context import Context
-from benchmarks.figures.transitions import governed_dirs
+from benchmarks.figures.transitions import governed_dirs, read_before
 from benchmarks.measure import interleaved
 from benchmarks.table import Figure, ms
 
@@ -34,6 +34,7 @@ def tick_sampler(ctx: Context) -> Callable[[], float]:
         goal = goals[turn[0] % len(goals)]
         turn[0] += 1
         checkpoint = Checkpoint(generated.base, watched[goal["id"]])
+        read_before(layout, goal["id"])
         try:
             started = time.perf_counter()
             report = tick_goal(layout, goal["id"])

@@ -25,6 +25,16 @@ def governed_dirs(base: Path, goal_id: str) -> list[Path]:
     return [base / "supervisors" / goal_id, *(base / "work" / work_id for work_id in view.governed_work_ids)]
 
 
+def read_before(layout: Any, goal_id: str) -> None:
+    """What a warm process has done before it acts on a goal (the console showed it, the supervisor ticked it):
+    read and projected the goal, so the process holds its scoped tree (`harn_tui.core.held`). Untimed."""
+    from harn_tui.core.held import scoped_tree
+    from harn_tui.core.projection import project_goal
+
+    with scoped_tree(layout, goal_id) as tree:
+        project_goal(tree, goal_id)
+
+
 def sampler(ctx: Context, kind: str, act: Callable[[Any, dict[str, Any]], object]) -> Callable[[], float]:
     """Round-robin over the goals of `kind`; each sample times one transition and then undoes it."""
     from harn_tui.core.layout import Layout
@@ -39,6 +49,7 @@ def sampler(ctx: Context, kind: str, act: Callable[[Any, dict[str, Any]], object
         goal = goals[turn[0] % len(watched)]
         turn[0] += 1
         checkpoint = Checkpoint(generated.base, watched[goal["id"]])
+        read_before(layout, goal["id"])
         try:
             started = time.perf_counter()
             outcome = act(layout, goal)

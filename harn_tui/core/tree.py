@@ -13,6 +13,7 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from harn_tui.core.errors import CorruptJournal
 from harn_tui.core.fsio import is_temp_name
@@ -33,6 +34,11 @@ from harn_tui.core.records import (
     WorkIntent,
 )
 from harn_tui.core.records.events import PLAN_EVENTS_ADAPTER, WORK_EVENTS_ADAPTER
+
+PLAN_RECORDS = ("request.json", "proposal.json", "candidate.json", "review.json")
+
+# (device, inode, size, modification ns, change ns) of a file as it was read
+FileIdentity = tuple[int, int, int, int, int]
 
 
 @dataclass(slots=True)
@@ -152,6 +158,10 @@ class Tree:
         self._approval_owner: dict[str, str] = {}
         self._work_dir = layout.work_dir
         self._runs_dir = layout.runs
+        # path -> file identity when last read, and every log with the work it belongs to: kept by scoped
+        # trees only, for `refresh_scoped`
+        self._identities: dict[str, FileIdentity | None] | None = None
+        self._logs: dict[str, tuple[JsonlTail[Any], str | None]] = {}
 
     # ----- whole-tree and goal-scoped loading
 
@@ -178,6 +188,7 @@ class Tree:
         promote all of it to the older generations, whose full collections then cost more than they saved.
         """
         tree = cls(layout)
+        tree._identities = {}
         goal = tree.load_goal(goal_id)
         tree.load_work_closure(tree.governed_candidates(goal))
         return tree
@@ -193,14 +204,16 @@ class Tree:
         """Load `work_ids` and their transitive dependencies (existing directories only), then their runs and
         approvals."""
         pending = list(work_ids)
+        loaded: list[WorkFiles] = []
         while pending:
             work_id = pending.pop()
             if work_id in self.work or not is_valid_id(work_id):
                 continue
             work = self.load_work(work_id)
+            loaded.append(work)
             if work.intent is not None:
                 pending.extend(work.intent.dependencies)
-        for work in list(self.work.values()):
+        for work in loaded:
             self.load_runs_of(work)
             self.load_approvals_of(work)
 
@@ -229,6 +242,7 @@ class Tree:
         path = goal.directory / "goal.json"
         goal.problems.pop("goal.json", None)
         try:
+            self._note(path)
             goal.intent = parse_record(path, read_bytes(path), GoalIntent)
             if goal.intent.id != goal.id:
                 goal.problems["goal.json"] = f"{path}: id {goal.intent.id!r} does not match its directory"
@@ -240,15 +254,16 @@ class Tree:
     def _load_plan(self, goal: GoalFiles, plan_id: str) -> PlanFiles:
         plan = PlanFiles(plan_id, goal.directory / "plans" / plan_id)
         goal.plans[plan_id] = plan
-        for name in ("request.json", "proposal.json", "candidate.json", "review.json"):
+        for name in PLAN_RECORDS:
             self._read_plan_file(plan, name)
-        plan.log.refresh()
+        self._refresh_log(plan.log, None)
         return plan
 
     def _read_plan_file(self, plan: PlanFiles, name: str) -> None:
         path = plan.directory / name
         plan.problems.pop(name, None)
         try:
+            self._note(path)
             body = read_bytes(path)
         except FileNotFoundError:
             return
@@ -269,7 +284,7 @@ class Tree:
         work = WorkFiles(work_id, self._work_dir / check_id(work_id, "work id"))
         self.work[work_id] = work
         self._read_work_intent(work)
-        work.log.refresh()
+        self._refresh_log(work.log, work_id)
         self.version += 1
         self.work_stamps[work_id] = self.version
         return work
@@ -285,6 +300,7 @@ class Tree:
         path = f"{work.directory}{os.sep}intent.json"
         work.problems.pop("intent.json", None)
         try:
+            self._note(path)
             body = read_bytes(path)
         except FileNotFoundError:
             work.intent = None
@@ -313,6 +329,7 @@ class Tree:
         if run.proof is None:
             path = f"{self._runs_dir}{os.sep}{run_id}{os.sep}proof.json"
             try:
+                self._note(path)
                 body = read_bytes(path)
                 run.proof = parse_record(path, body, Proof)
                 run.proof_sha256 = hashlib.sha256(body).hexdigest()
@@ -338,6 +355,7 @@ class Tree:
         for name, model in (("request.json", ApprovalRequest), ("decision.json", ApprovalDecision)):
             path = approval.directory / name
             try:
+                self._note(path)
                 body = read_bytes(path)
             except FileNotFoundError:
                 continue
@@ -353,6 +371,83 @@ class Tree:
         if approval.request is not None:
             self._touch(approval.request.work_id)
         return approval
+
+    # ----- a scoped tree kept between transitions and ticks (`harn_tui.core.held`)
+
+    def _note(self, path: Path | str) -> None:
+        """Remember the identity of a file about to be read (scoped trees only); taken before the read, so a
+        file that changes in between looks changed next time, never the other way round."""
+        if self._identities is not None:
+            key = os.fspath(path)
+            identity = file_identity(key)
+            if identity is not None:
+                self._identities[key] = identity
+
+    def _refresh_log(self, log: JsonlTail[Any], work_id: str | None) -> bool:
+        """Refresh a log, remembering its identity even when it does not exist yet (it may appear later)."""
+        if self._identities is not None:
+            key = os.fspath(log.path)
+            self._logs[key] = (log, work_id)
+            self._identities[key] = file_identity(key)
+        return log.refresh()
+
+    def refresh_scoped(self, goal_id: str) -> bool:
+        """Bring a tree from `load_scoped(goal_id)` up to date with the disk, in place; False when it cannot be
+        reused (a record it read has changed, or the goal or an item is unreadable): load the goal again then.
+
+        Every file the tree read is checked by identity (device, inode, size, modification and change times).
+        An unchanged identity is unchanged bytes. A log whose identity changed is read again whole (the parsed
+        prefix with the same bytes is reused, see `journal.ParsedMemo`). Records are written once, so one
+        that changed is damage or a replacement, and the tree is not reused. Records that were missing are
+        tried again, leases re-probed, and anything new the goal now names (plans, work, runs, approvals) is
+        loaded. The result is the tree `load_scoped` would read now, at the cost of a `stat` per file.
+        """
+        identities = self._identities
+        goal = self.goals.get(goal_id)
+        if identities is None or goal is None or goal.intent is None or goal.problems:
+            return False
+        for path, known in list(identities.items()):
+            if file_identity(path) == known:
+                continue
+            held = self._logs.get(path)
+            if held is None:
+                return False
+            log, work_id = held
+            log.identity = None  # read it again whole
+            self._refresh_log(log, work_id)
+            if work_id is not None:
+                work = self.work[work_id]
+                self._touch(work_id)
+                self.load_runs_of(work)
+                self.load_approvals_of(work)
+        if any(work.intent is None or work.problems for work in self.work.values()):
+            return False
+        self._refresh_plans(goal)
+        self._refresh_pending_records()
+        self.refresh_liveness()
+        self.load_work_closure(self.governed_candidates(goal))
+        self.version += 1
+        return True
+
+    def _refresh_plans(self, goal: GoalFiles) -> None:
+        """New plans, and the records of known plans that had not been written when last read."""
+        for plan_id in _ids_in(goal.directory / "plans"):
+            if plan_id not in goal.plans:
+                self._load_plan(goal, plan_id)
+        read = self._identities or {}
+        for plan in goal.plans.values():
+            for name in PLAN_RECORDS:
+                if name not in plan.problems and f"{plan.directory}{os.sep}{name}" not in read:
+                    self._read_plan_file(plan, name)
+
+    def _refresh_pending_records(self) -> None:
+        """Proofs of runs and decisions of approvals that had not been written when last read."""
+        for run in list(self.runs.values()):
+            if run.proof is None and run.problem is None and file_identity(f"{run.directory}{os.sep}proof.json"):
+                self.load_run(run.id)
+        for approval in list(self.approvals.values()):
+            if approval.decision is None and file_identity(approval.directory / "decision.json"):
+                self.load_approval(approval.id)
 
     # ----- incremental refresh
 
@@ -488,6 +583,15 @@ def bulk_allocation(freeze: bool) -> Iterator[None]:
     finally:
         if enabled:
             gc.enable()
+
+
+def file_identity(path: Path | str) -> FileIdentity | None:
+    """What tells one version of a file from another without reading it; None if there is no file."""
+    try:
+        found = os.stat(path, follow_symlinks=False)
+    except OSError:
+        return None
+    return found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns, found.st_ctime_ns
 
 
 def _ids_in(directory: Path) -> list[str]:

@@ -23,8 +23,8 @@ from harn_tui.core.planning.outcome import PlanOutcome, bounded
 from harn_tui.core.planning.requests import ACTION_TRIGGERS, create_plan_request
 from harn_tui.core.planning.reviews import attention_reason, review_candidate
 from harn_tui.core.planning.validation import PlanRules, ValidReply, check_planner_reply
-from harn_tui.core.planning.view import loop_view
-from harn_tui.core.projection import GoalView
+from harn_tui.core.planning.view import loop_tree
+from harn_tui.core.projection import GoalView, project_goal
 from harn_tui.core.records import (
     GoalIntent,
     PlanAttention,
@@ -101,12 +101,12 @@ def run_plan_cycle(layout: Layout, goal_id: str) -> PlanOutcome | None:
 
 def _open_request(layout: Layout, goal_id: str) -> PlanContext | None:
     goal_dir = layout.goal(goal_id)
-    with hold_lease(goal_dir / "lease", f"goal {goal_id}"):
-        tree, view = loop_view(layout, goal_id)
+    with hold_lease(goal_dir / "lease", f"goal {goal_id}"), loop_tree(layout, goal_id) as (tree, view):
         if view.next_action not in PLAN_ACTIONS:
             return None
         if repair_lost_attempts(tree, view.governed_work_ids):
-            tree, view = loop_view(layout, goal_id)
+            tree.refresh_scoped(goal_id)
+            view = project_goal(tree, goal_id)
         intent = view.intent
         if view.next_action not in PLAN_ACTIONS or intent is None or intent.replanning is None:
             return None

@@ -6,13 +6,23 @@ lock is not planning when it decides, so a plan without an outcome is, to it, `i
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
+
+from harn_tui.core.held import scoped_tree
 from harn_tui.core.layout import Layout
 from harn_tui.core.projection import GoalView, project_goal
 from harn_tui.core.tree import Tree
 
 
-def loop_view(layout: Layout, goal_id: str) -> tuple[Tree, GoalView]:
-    tree = Tree.load_scoped(layout, goal_id)
-    tree.goals[goal_id].loop_held = False
-    return tree, project_goal(tree, goal_id)
+@contextlib.contextmanager
+def loop_tree(layout: Layout, goal_id: str) -> Iterator[tuple[Tree, GoalView]]:
+    """The goal's tree, up to date, and its projection; the tree is lent until the block ends."""
+    with scoped_tree(layout, goal_id) as tree:
+        tree.goals[goal_id].loop_held = False
+        yield tree, project_goal(tree, goal_id)
 
+
+def loop_view(layout: Layout, goal_id: str) -> GoalView:
+    with loop_tree(layout, goal_id) as (_, view):
+        return view

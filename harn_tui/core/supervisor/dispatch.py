@@ -37,7 +37,7 @@ def dispatch_cycle(layout: Layout, goal_id: str, view: GoalView, report: TickRep
     assert intent is not None
     if intent.automation.accept_passing_proof and accept_passing(layout, view, report):
         fault_point("tick.accept")
-        _, view = loop_view(layout, goal_id)
+        view = loop_view(layout, goal_id)
     jobs = prepare_jobs(view, report, LayoutStarter(layout, goal_id))
     report.dispatches += len(jobs)
     for outcome in run_jobs(jobs):
@@ -153,9 +153,12 @@ def _begin(jobs: list[PreparedAttempt], report: TickReport, item: WorkView, begi
 
 
 def run_jobs(jobs: list[PreparedAttempt]) -> list[dict[str, Any]]:
-    """Run the prepared attempts concurrently and wait for every one to finish or park."""
+    """Run the prepared attempts concurrently and wait for every one to finish or park (one runs on this
+    thread: no pool to start)."""
     if not jobs:
         return []
+    if len(jobs) == 1:
+        return [_outcome(jobs[0], lambda: jobs[0].run(None, "tick"))]
     with ThreadPoolExecutor(max_workers=len(jobs), thread_name_prefix="harn-attempt") as pool:
         futures = [(job, pool.submit(job.run, None, "tick")) for job in jobs]
         return [_outcome(job, future.result) for job, future in futures]

@@ -4,17 +4,17 @@ from __future__ import annotations
 
 from harn_tui.core.errors import CorruptJournal, NotFound, Refused
 from harn_tui.core.faults import fault_point
+from harn_tui.core.held import scoped_tree
 from harn_tui.core.ids import check_id
 from harn_tui.core.layout import Layout
 from harn_tui.core.leases import HeldLease, LeaseBusy, hold_lease, try_hold
-from harn_tui.core.planning import PLAN_ACTIONS, PlanOutcome, loop_view, run_plan_cycle
+from harn_tui.core.planning import PLAN_ACTIONS, PlanOutcome, loop_tree, loop_view, run_plan_cycle
 from harn_tui.core.projection import GoalView, project_goal
 from harn_tui.core.queries import with_torn_logs
 from harn_tui.core.runner import PreparedAttempt
 from harn_tui.core.supervisor.dispatch import TreeStarter, dispatch_cycle, needs_acceptance, prepare_jobs, run_jobs
 from harn_tui.core.supervisor.report import TickReport, stop_reason_for
 from harn_tui.core.transitions import approve_plan
-from harn_tui.core.tree import Tree
 from harn_tui.core.writer import SUPERVISOR_ACTOR
 
 
@@ -41,11 +41,11 @@ def tick_goal(layout: Layout, goal_id: str) -> TickReport:
             report = tick_locked(layout, goal_id, settle=False)
         finally:
             lock.release()
-    tree = Tree.load_scoped(layout, goal_id)
-    report.goal = with_torn_logs(tree, project_goal(tree, goal_id))
-    if report.acted:
-        tree.goals[goal_id].loop_held = False
-        report.stop_reason = stop_reason_for(project_goal(tree, goal_id))
+    with scoped_tree(layout, goal_id) as tree:
+        report.goal = with_torn_logs(tree, project_goal(tree, goal_id))
+        if report.acted:
+            tree.goals[goal_id].loop_held = False
+            report.stop_reason = stop_reason_for(project_goal(tree, goal_id))
     return report
 
 
@@ -58,8 +58,7 @@ def tick_locked(layout: Layout, goal_id: str, settle: bool = True) -> TickReport
     goal for its stop reason (a caller that reads the goal afterwards anyway passes False and sets it)."""
     fault_point("tick.start")
     jobs: list[PreparedAttempt] | None = None
-    with hold_lease(layout.goal(goal_id) / "lease", f"goal {goal_id}"):
-        tree, view = loop_view(layout, goal_id)
+    with hold_lease(layout.goal(goal_id) / "lease", f"goal {goal_id}"), loop_tree(layout, goal_id) as (tree, view):
         if view.state == "corrupt":
             raise CorruptJournal(f"goal {goal_id} is corrupt: {view.reason}")
         report = TickReport(stop_reason_for(view))
@@ -77,8 +76,7 @@ def tick_locked(layout: Layout, goal_id: str, settle: bool = True) -> TickReport
     if report.acted:
         report.cycles = 1
         if settle:
-            _, after = loop_view(layout, goal_id)
-            report.stop_reason = stop_reason_for(after)
+            report.stop_reason = stop_reason_for(loop_view(layout, goal_id))
     fault_point("tick.end")
     return report
 
@@ -113,7 +111,7 @@ def finish_auto_apply(layout: Layout, view: GoalView, report: TickReport) -> Non
 
 
 def auto_apply(layout: Layout, goal_id: str, outcome: PlanOutcome) -> PlanOutcome:
-    _, view = loop_view(layout, goal_id)
+    view = loop_view(layout, goal_id)
     if not auto_applies(view):
         return outcome
     try:

@@ -13,10 +13,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harn_tui.core.errors import CorruptJournal, NotFound
+from harn_tui.core.held import scoped_tree
 from harn_tui.core.ids import check_id, is_valid_id
+from harn_tui.core.journal import read_bytes
 from harn_tui.core.layout import Layout
 from harn_tui.core.leases import hold_lease
 from harn_tui.core.projection import GoalView, WorkResolver, WorkView, project_goal
+from harn_tui.core.reader_bounds import directory_problem
 from harn_tui.core.records import AttemptFinished
 from harn_tui.core.transitions.lost import repair_lost_attempts
 from harn_tui.core.tree import GoalFiles, PlanFiles, Tree, WorkFiles
@@ -26,8 +29,8 @@ OWNER_RETRIES = 3
 
 def _read_json(path: Path) -> object:
     try:
-        return json.loads(path.read_bytes())
-    except (OSError, ValueError):
+        return json.loads(read_bytes(path))
+    except (OSError, ValueError, CorruptJournal):
         return None
 
 
@@ -77,14 +80,24 @@ def _closure(layout: Layout, root: str, cache: dict[str, set[str]]) -> set[str]:
 
 def require_goal(layout: Layout, goal_id: str) -> None:
     check_id(goal_id, "goal id")
+    _require_plain(layout.goal(goal_id))
     if not layout.goal(goal_id).is_dir():
         raise NotFound(f"goal {goal_id} does not exist")
 
 
 def require_work(layout: Layout, work_id: str) -> None:
     check_id(work_id, "work id")
+    _require_plain(layout.work(work_id))
     if not layout.work(work_id).is_dir():
         raise NotFound(f"work {work_id} does not exist")
+
+
+def _require_plain(directory: Path) -> None:
+    """A goal or work directory that is a symbolic link (or no directory) is damage (5): its lease would be taken
+    through the link, outside the tree, before anything is read."""
+    problem = directory_problem(directory) or directory_problem(directory.parent)
+    if problem is not None:
+        raise CorruptJournal(problem)
 
 
 def readable_goal(tree: Tree, goal_id: str) -> GoalView:
@@ -119,8 +132,7 @@ class GoalScope:
 def goal_scope(layout: Layout, goal_id: str) -> Iterator[GoalScope]:
     """Hold the goal lease and yield the goal freshly loaded and projected (NotFound 4, CorruptJournal 5)."""
     require_goal(layout, goal_id)
-    with hold_lease(layout.goal(goal_id) / "lease", f"goal {goal_id}"):
-        tree = Tree.load_scoped(layout, goal_id)
+    with hold_lease(layout.goal(goal_id) / "lease", f"goal {goal_id}"), scoped_tree(layout, goal_id) as tree:
         yield GoalScope(layout, tree, readable_goal(tree, goal_id))
 
 
@@ -181,14 +193,22 @@ def work_lease(layout: Layout, work_id: str, goal_id: str | None = None) -> Iter
         with hold_lease(lease, what):
             if goal_id is None and owning_goal(layout, work_id) != owner:
                 continue
-            tree = Tree.load_scoped(layout, owner) if owner is not None else Tree.load_standalone(layout, work_id)
-            if work_id not in tree.work:
-                tree.load_work(work_id)
-                tree.load_runs_of(tree.work[work_id])
-                tree.load_approvals_of(tree.work[work_id])
-            yield tree, owner
+            with owner_tree(layout, work_id, owner) as tree:
+                if work_id not in tree.work:
+                    tree.load_work_closure([work_id])
+                yield tree, owner
             return
     raise CorruptJournal(f"work {work_id}: its owning goal kept changing while the lease was taken")
+
+
+@contextlib.contextmanager
+def owner_tree(layout: Layout, work_id: str, owner: str | None) -> Iterator[Tree]:
+    """The owning goal's scoped tree (kept between transitions), else the standalone item's closure."""
+    if owner is None:
+        yield Tree.load_standalone(layout, work_id)
+        return
+    with scoped_tree(layout, owner) as tree:
+        yield tree
 
 
 @contextlib.contextmanager
