@@ -18,17 +18,25 @@ import shutil
 from collections.abc import Callable, Iterator
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from textual.widgets import Input, Select, Static
 
 from harn_tui import cli
 from harn_tui.cli import main
 from harn_tui.core.creation import create_work, init_tree
+from harn_tui.core.layout import Layout
+from harn_tui.tui.app import HarnConsole
+from harn_tui.tui.forms.accept import AcceptForm
+from harn_tui.tui.forms.reason import ReasonForm
+from harn_tui.tui.forms.reopen import ReopenForm
 from tests.conftest import EXAMPLES, Harn, tree_bytes
 from tests.goal_kit import GoalKit
 from tests.reliability.conftest import Figures
+from tests.tui import scenarios
 
 ID_RULE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")  # SPEC 2, written out again as the oracle
 NOT_VALID_ID = "is not a valid ID: it must match ^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$"
@@ -431,3 +439,119 @@ def test_real_harn_processes(tree: Tree, figures: Figures, argv: list[str], code
     else:
         [line] = result.stderr.splitlines()
         assert line.startswith("harn: ") and rule in line
+
+
+# ----- console forms: the same bounds, checked before anything is dispatched
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def console_on(layout: Layout) -> HarnConsole:
+    app = HarnConsole(layout, actor="alice", watch=False, presence=False, root_label="ROOT")
+    app.animation_level = "none"
+    return app
+
+
+OVER_REASON = ["\u3000 " + "[bold red]x[/] \x1b[2J\x1b]52;c;ZXZpbA==\x07 " * 100 + "r" * 1001 + " \u3000",
+               "r" * 2001]
+BLANK = ["", "   ", "\u3000\x1c\x1d\t"]
+
+
+async def refused(pilot: Any, form: Any, field: Input, value: str, rule: str, layout: Layout,
+                  before: dict[str, bytes], figures: Figures) -> None:
+    """Type `value` into `field`, submit: the form stays, shows `rule`, and nothing is written."""
+    figures.add("hostile input: console form values tried")
+    field.value = value
+    await pilot.press("ctrl+s")
+    await pilot.pause()
+    assert pilot.app.screen is form
+    error = str(form.query_one("#error", Static).content)
+    assert rule in error and "\x1b" not in error, (value[:40], error)
+    assert tree_bytes(layout.root) == before
+
+
+@pytest.mark.anyio
+async def test_reason_form_refuses_out_of_bounds_reasons(layout: Layout, figures: Figures,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HARN_FIXED_NOW", "2026-07-16T10:00:00Z")
+    scenarios.plan_goal(layout)
+    before = tree_bytes(layout.root)
+    app = console_on(layout)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("x")  # reject the pending plan: a required reason
+        await pilot.pause()
+        form = app.screen
+        assert isinstance(form, ReasonForm)
+        field = form.query_one("#reason", Input)
+        for value in OVER_REASON:
+            await refused(pilot, form, field, value, "at most 2,000 are allowed", layout, before, figures)
+        for value in BLANK:
+            await refused(pilot, form, field, value, "a reason is required", layout, before, figures)
+        field.value = "  " + "r" * 2000 + "\u3000"  # the bound is on the trimmed text, as in the core
+        await pilot.press("ctrl+s")
+        for _ in range(50):
+            await pilot.pause(0.02)
+            if tree_bytes(layout.root) != before:
+                break
+        rejected = [json.loads(line) for line in (layout.plan(scenarios.PLAN_GOAL, scenarios.PENDING_PLAN)
+                                                  / "events.jsonl").read_text().splitlines()][-1]
+        assert (rejected["event"], rejected["reason"]) == ("plan.rejected", "r" * 2000)
+
+
+@pytest.mark.anyio
+async def test_reopen_form_refuses_out_of_bounds_findings(layout: Layout, figures: Figures,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HARN_FIXED_NOW", "2026-07-16T10:00:00Z")
+    scenarios.review_goal(layout)
+    before = tree_bytes(layout.root)
+    app = console_on(layout)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("o")
+        await pilot.pause()
+        form = app.screen
+        assert isinstance(form, ReopenForm)
+        finding = form.query_one("#finding-1", Input)
+        for value in ["f" * 1001, "\x1b[2J" * 251, " [link=http://evil]x[/link] " * 40]:
+            await refused(pilot, form, finding, value, "finding 1: the finding is", layout, before, figures)
+        finding.value = "fine"
+        for value in OVER_REASON:
+            await refused(pilot, form, form.query_one("#reason", Input), value, "at most 2,000", layout, before,
+                          figures)
+        form.query_one("#reason", Input).value = ""
+        for _ in range(25):  # a reopen takes at most 20 findings
+            await form.action_add_finding()
+        await pilot.pause()
+        assert len(form.query(".finding")) == 20
+        assert "at most 20 findings" in str(form.query_one("#error", Static).content)
+        assert tree_bytes(layout.root) == before
+
+
+@pytest.mark.anyio
+async def test_accept_form_refuses_out_of_bounds_deferrals(layout: Layout, figures: Figures,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HARN_FIXED_NOW", "2026-07-16T10:00:00Z")
+    scenarios.review_goal(layout)
+    before = tree_bytes(layout.root)
+    app = console_on(layout)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("a")
+        await pilot.pause()
+        form = app.screen
+        assert isinstance(form, AcceptForm)
+        form.query_one("#choice-f1", Select).value = "fixed"
+        form.query_one("#choice-f2", Select).value = "deferred"
+        why = form.query_one("#why-f2", Input)
+        for value in OVER_REASON:
+            await refused(pilot, form, why, value, "f2: the reason is", layout, before, figures)
+        for value in BLANK:
+            await refused(pilot, form, why, value, "f2: deferring needs a reason", layout, before, figures)
+        why.value = "later"
+        for value in OVER_REASON:
+            await refused(pilot, form, form.query_one("#reason", Input), value, "at most 2,000", layout, before,
+                          figures)
