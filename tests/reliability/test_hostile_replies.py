@@ -287,3 +287,61 @@ async def test_the_console_shows_hostile_replies_as_literal_characters(kit: Goal
         await pilot.press("tab")
         await pilot.pause()
         assert app.is_running  # `[@click=app.quit]` was text, not an action
+
+
+HOSTILE_TEMPLATE = """
+import datetime, json, os, sys
+sys.stdout.buffer.write(b'out \\x1b[2J\\x1b]52;c;ZXZpbA==\\x07 \\x9b31m [bold red]x[/] [@click=app.quit]q[/] \\xff\\n')
+sys.stderr.buffer.write(b'err \\x1b]8;;http://evil\\x1b\\\\link\\x1b]8;;\\x1b\\\\ \\x90 \\x07\\n')
+manifest = json.load(open(os.environ["HARN_MANIFEST"]))
+acceptance = [{"criterion": c, "status": "satisfied", "evidence": "\\x1b[31m[b]seen[/b]"}
+              for c in manifest["work"]["acceptance"]]
+json.dump({"schema_version": 1, "run_id": os.environ["HARN_RUN_ID"], "status": "succeeded",
+           "summary": "done \\x1b[2J [link=http://evil]here[/link]", "acceptance": acceptance, "class": None,
+           "finished_at": datetime.datetime.now(datetime.timezone.utc).isoformat()},
+          open(os.environ["HARN_PROOF"], "w"))
+"""
+RAW_CONTROLS = ("\x1b", "\x07", "\x9b", "\x90", "\x00")
+
+
+@pytest.mark.anyio
+async def test_every_panel_shows_hostile_plan_work_and_transcript_text_literally(
+    kit: GoalKit, figures: Figures, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A hostile plan applied and run: its titles, objectives, criteria, proof and transcript reach every panel
+    of the real console, and no raw control character reaches any screen."""
+    from harn_tui.core.runner import run_work
+    from harn_tui.core.transitions import approve_plan
+    from harn_tui.tui.app import HarnConsole
+    from tests.plan_builders import write_template
+
+    template = write_template(kit.directory / "hostile", "loud.py", HOSTILE_TEMPLATE)
+    kit.templates = {"implement": {"path": str(template), "root": True, "max_attempts": 3}}
+    step = {**item("fix", title=f"Fix {MARKUP}"[:200]), "objective": f"Objective {ESCAPES} {MARKUP}",
+            "acceptance": [f"criterion {ESCAPES}"[:500]]}
+    kit.team["planner"] = scripted_member(kit.directory, "planner", apply_reply(step, rationale=HOSTILE_TEXT))
+    goal_id = stuck_goal(kit)
+    outcome = run_plan_cycle(kit.layout, goal_id)
+    assert outcome is not None and outcome.status == "proposed"
+    approve_plan(kit.layout, goal_id, outcome.plan_id, actor="alice")
+    result = run_work(kit.layout, f"{outcome.plan_id}-fix", actor="alice", retry=False)
+    assert result.status == "passed"
+    figures.add("hostile input: planner/reviewer replies tried")
+    figures.add("hostile input: templates tried")
+    monkeypatch.setenv("HARN_FIXED_NOW", "2026-07-16T10:00:00Z")
+    app = HarnConsole(kit.layout, actor="alice", watch=False, presence=False, root_label="ROOT")
+    app.animation_level = "none"
+    screens: list[str] = []
+    async with app.run_test(size=(160, 50)) as pilot:
+        await pilot.pause()
+        for key in ("1", "2", "down", "enter", "3", "4", "5", "6", "tab", "ctrl+p", "escape"):
+            await pilot.press(key)
+            await pilot.pause()
+            screens.append(app.export_screenshot())
+        assert app.is_running
+    shown = "".join(screens)
+    assert not [c for c in RAW_CONTROLS if c in shown]
+    plain = shown.replace("&#160;", " ")
+    for literal_text in ("out ␛[2J␛]52;c;ZXZpbA==␇", "err ␛]8;;http://evil", "[bold red]x[/]", "[@click=app.quit]",
+                         "\\x9b31m", "done ␛[2J [link=http://evil]here[/link]", f"Objective {visible(ESCAPES)[:12]}"):
+        assert literal_text in plain, literal_text  # the transcript, proof, plan and work, shown as characters
