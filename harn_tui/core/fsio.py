@@ -6,6 +6,7 @@ import contextlib
 import json
 import os
 import secrets
+import stat
 import time
 from pathlib import Path
 from typing import Any
@@ -111,7 +112,7 @@ def write_immutable(path: Path, body: bytes, *, sync_dir: bool = True) -> bool:
         os.link(temp, path)
         fault_point("write.linked")
     except FileExistsError:
-        if path.read_bytes() == body:
+        if _holds(path, body):
             return False
         raise ImmutableConflict(
             f"{path} already exists with a different body; immutable records never change"
@@ -122,6 +123,20 @@ def write_immutable(path: Path, body: bytes, *, sync_dir: bool = True) -> bool:
     if sync_dir:
         fsync_dir(directory)
     return True
+
+
+def _holds(path: Path, body: bytes) -> bool:
+    """True when the regular file at `path` (never a link followed) holds exactly `body`; read only when the
+    sizes match, so a huge or sparse file in the way is never read into memory."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        found = os.fstat(fd)
+        return stat.S_ISREG(found.st_mode) and found.st_size == len(body) and os.pread(fd, len(body) + 1, 0) == body
+    finally:
+        os.close(fd)
 
 
 def write_record(path: Path, record: BaseModel, *, sync_dir: bool = True) -> bool:
@@ -167,7 +182,7 @@ def append_line(path: Path, line: bytes, *, sync_dir: bool = True) -> bool:
         raise ValueError("a JSONL append is exactly one line ending in a newline")
     ensure_dir(path.parent)
     good, size = complete_length(path)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, FILE_MODE)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC, FILE_MODE)
     try:
         if good != size:
             fault_point("append.truncate")

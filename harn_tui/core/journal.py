@@ -12,6 +12,14 @@ from typing import Any, Generic, TypeVar, get_args
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from harn_tui.core.errors import CorruptJournal
+from harn_tui.core.reader_bounds import (
+    MAX_LINE_BYTES,
+    MAX_LOG_BYTES,
+    MAX_RECORD_BYTES,
+    open_regular,
+    over_limit,
+    read_limited,
+)
 
 M = TypeVar("M", bound=BaseModel)
 E = TypeVar("E")
@@ -24,20 +32,13 @@ def describe_validation(error: ValidationError) -> str:
     return f"{location}: {first.get('msg', 'invalid')}"
 
 
-def read_bytes(path: str | Path) -> bytes:
-    """The whole file, with two system calls fewer than `Path.read_bytes` (FileNotFoundError if missing).
+def read_bytes(path: str | Path, limit: int = MAX_RECORD_BYTES) -> bytes:
+    """The whole file (FileNotFoundError if missing), read without following a symbolic link and at most `limit`
+    bytes: a link, a directory or other non-file, or a file over the limit is CorruptJournal naming the path.
 
     Loading a large tree opens a hundred thousand small records; this is the one place that reads them.
     """
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        size = os.fstat(fd).st_size
-        chunks = [os.read(fd, size)] if size else []
-        while chunk := os.read(fd, 65536):
-            chunks.append(chunk)
-    finally:
-        os.close(fd)
-    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+    return read_limited(path, limit)
 
 
 class ParsedMemo:
@@ -143,13 +144,13 @@ def read_record(path: Path, model: type[M]) -> M:
 
 
 def read_record_with_digest(path: Path, model: type[M]) -> tuple[M, str]:
-    body = path.read_bytes()
+    body = read_bytes(path)
     return parse_record(path, body, model), hashlib.sha256(body).hexdigest()
 
 
 def read_optional(path: Path, model: type[M]) -> M | None:
     try:
-        body = path.read_bytes()
+        body = read_bytes(path)
     except FileNotFoundError:
         return None
     return parse_record(path, body, model)
@@ -157,7 +158,7 @@ def read_optional(path: Path, model: type[M]) -> M | None:
 
 def read_json(path: Path) -> Any:
     try:
-        return json.loads(path.read_bytes())
+        return json.loads(read_bytes(path))
     except FileNotFoundError:
         return None
     except ValueError as error:
@@ -191,33 +192,77 @@ class JsonlTail(Generic[E]):
 
     def _refresh(self) -> bool:
         try:
-            fd = os.open(self.path, os.O_RDONLY)
+            fd, found = open_regular(self.path)
         except FileNotFoundError:
             changed = bool(self.events or self.problem or self.torn or self.identity)
             self._reset(None)
             return changed
+        except CorruptJournal as error:
+            return self._fail(None, 0, error.message)
         try:
-            stat = os.fstat(fd)
-            identity = (stat.st_dev, stat.st_ino)
+            identity = (found.st_dev, found.st_ino)
+            size = found.st_size
             changed = False
-            if identity != self.identity or stat.st_size < self.offset:
+            if identity != self.identity or size < self.offset:
                 self._reset(identity)
                 changed = True
-            if stat.st_size == self.offset and not self.torn:
+            if size > MAX_LOG_BYTES:
+                return self._fail(identity, size, over_limit(self.path, size, MAX_LOG_BYTES, "a log"))
+            if self.problem is not None:
+                # the log is read up to its first problem; what follows it is not read (it may be huge)
+                grew = size != self.offset
+                self.offset = size
+                return changed or grew
+            if size == self.offset and not self.torn:
                 return changed
-            data = os.pread(fd, stat.st_size - self.offset, self.offset)
+            return self._read_new(fd, size) or changed
+        except OSError as error:
+            return self._fail(None, 0, f"{self.path}: unreadable ({error.strerror or error})")
         finally:
             os.close(fd)
-        cut = data.rfind(b"\n") + 1
-        torn = cut < len(data)
-        changed = changed or torn != self.torn or cut > 0
-        self.torn = torn
-        if cut and self.problem is None:
-            if self.offset == 0:
+
+    def _fail(self, identity: tuple[int, int] | None, size: int, problem: str) -> bool:
+        """The whole log is unreadable (not a file, over the size limit): no events, the problem."""
+        changed = problem != self.problem or identity != self.identity or bool(self.events)
+        self._reset(identity)
+        self.problem = problem
+        self.offset = size
+        return changed
+
+    def _read_new(self, fd: int, size: int) -> bool:
+        """Parse the complete lines after `offset`, at most `MAX_LINE_BYTES` read at a time (each read starts at a
+        line), so memory stays bounded whatever the file holds; a line longer than that is a problem."""
+        changed = False
+        torn = False
+        position = self.offset
+        while position < size and self.problem is None:
+            data = os.pread(fd, min(size - position, MAX_LINE_BYTES), position)
+            if not data:
+                break
+            cut = data.rfind(b"\n") + 1
+            if cut == 0:
+                if position + len(data) < size:
+                    self.problem = (
+                        f"{self.path}: line {len(self.events) + 1} is longer than {MAX_LINE_BYTES // (1024 * 1024)} "
+                        "MiB, the limit for one event"
+                    )
+                    changed = True
+                    position = size
+                    break
+                torn = True
+                break
+            if position == 0:
                 self._parse_whole(data[:cut])
             else:
                 self._parse(data[:cut])
-        self.offset += cut
+            position += cut
+            changed = True
+        if self.problem is not None and position < size:
+            torn = os.pread(fd, 1, size - 1) != b"\n"
+            position = size
+        changed = changed or torn != self.torn
+        self.torn = torn
+        self.offset = position
         return changed
 
     def _parse_whole(self, complete: bytes) -> None:

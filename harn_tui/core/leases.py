@@ -10,7 +10,7 @@ from pathlib import Path
 
 from filelock import FileLock, Timeout
 
-from harn_tui.core.errors import Refused
+from harn_tui.core.errors import CorruptJournal, Refused
 from harn_tui.core.faults import fault_point
 from harn_tui.core.fsio import FILE_MODE, ensure_dir
 
@@ -38,6 +38,8 @@ def hold_lease(path: Path, what: str, timeout: float | None = None) -> Iterator[
         lock.acquire(timeout=wait, poll_interval=0.01)
     except Timeout:
         raise LeaseBusy(f"busy: the {what} lease {path} stayed held for {wait:g} s") from None
+    except OSError as error:
+        raise CorruptJournal(_lease_problem(path, error)) from None
     fault_point("lease.acquired")
     try:
         yield
@@ -58,12 +60,19 @@ class HeldLease:
             self._lock.acquire(timeout=timeout, poll_interval=0.01)
         except Timeout:
             raise LeaseBusy(f"busy: the {what} lease {path} is held by another process") from None
+        except OSError as error:
+            raise CorruptJournal(_lease_problem(path, error)) from None
         fault_point("lease.acquired")
 
     def release(self) -> None:
         fault_point("lease.release")
         self._lock.release()
         fault_point("lease.released")
+
+
+def _lease_problem(path: Path, error: OSError) -> str:
+    """A lease that cannot be opened (a symbolic link, which filelock never follows; a directory): damage."""
+    return f"{path}: cannot be taken as a lease ({error.strerror or error}); a lease is a regular file, never a link"
 
 
 def try_hold(path: Path, what: str) -> HeldLease | None:
@@ -77,9 +86,9 @@ def try_hold(path: Path, what: str) -> HeldLease | None:
 def is_held(path: Path) -> bool:
     """True while some process (this one included) holds the lease; never creates the file."""
     try:
-        fd = os.open(path, os.O_RDONLY)
-    except FileNotFoundError:
-        return False
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return False  # missing, or damage (a link, a pipe) that readers and verify report; never followed
     try:
         fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
     except BlockingIOError:

@@ -21,6 +21,7 @@ from harn_tui.core.ids import check_id, is_valid_id
 from harn_tui.core.journal import JsonlTail, parse_record, read_bytes
 from harn_tui.core.layout import Layout
 from harn_tui.core.leases import is_held
+from harn_tui.core.reader_bounds import directory_problem
 from harn_tui.core.records import (
     ApprovalDecision,
     ApprovalRequest,
@@ -158,6 +159,9 @@ class Tree:
         self._approval_owner: dict[str, str] = {}
         self._work_dir = layout.work_dir
         self._runs_dir = layout.runs
+        # a top-level directory that is a symbolic link (or no directory): nothing under it is entered
+        self._top_problems = {top: problem for top in ("supervisors", "work", "runs", "approvals")
+                              if (problem := directory_problem(layout.base / top))}
         # path -> file identity when last read, and every log with the work it belongs to: kept by scoped
         # trees only, for `refresh_scoped`
         self._identities: dict[str, FileIdentity | None] | None = None
@@ -231,9 +235,13 @@ class Tree:
         directory = self.layout.goal(goal_id)
         goal = GoalFiles(goal_id, directory)
         self.goals[goal_id] = goal
-        self._read_goal_intent(goal)
-        for plan_id in _ids_in(directory / "plans"):
-            self._load_plan(goal, plan_id)
+        linked = self._linked("supervisors", directory) or directory_problem(directory / "plans")
+        if linked:
+            goal.problems["directory"] = linked
+        else:
+            self._read_goal_intent(goal)
+            for plan_id in _ids_in(directory / "plans"):
+                self._load_plan(goal, plan_id)
         goal.loop_held = is_held(directory / "supervisor.lock")
         self.version += 1
         return goal
@@ -254,6 +262,10 @@ class Tree:
     def _load_plan(self, goal: GoalFiles, plan_id: str) -> PlanFiles:
         plan = PlanFiles(plan_id, goal.directory / "plans" / plan_id)
         goal.plans[plan_id] = plan
+        linked = directory_problem(plan.directory)
+        if linked:
+            plan.problems["directory"] = linked
+            return plan
         for name in PLAN_RECORDS:
             self._read_plan_file(plan, name)
         self._refresh_log(plan.log, None)
@@ -266,6 +278,9 @@ class Tree:
             self._note(path)
             body = read_bytes(path)
         except FileNotFoundError:
+            return
+        except CorruptJournal as error:
+            plan.problems[name] = error.message
             return
         try:
             if name == "request.json":
@@ -283,6 +298,12 @@ class Tree:
     def load_work(self, work_id: str) -> WorkFiles:
         work = WorkFiles(work_id, self._work_dir / check_id(work_id, "work id"))
         self.work[work_id] = work
+        linked = self._linked("work", work.directory)
+        if linked:
+            work.problems["directory"] = linked
+            self.version += 1
+            self.work_stamps[work_id] = self.version
+            return work
         self._read_work_intent(work)
         self._refresh_log(work.log, work_id)
         self.version += 1
@@ -304,6 +325,10 @@ class Tree:
             body = read_bytes(path)
         except FileNotFoundError:
             work.intent = None
+            return
+        except CorruptJournal as error:
+            work.intent = None
+            work.problems["intent.json"] = error.message
             return
         try:
             work.intent = parse_record(path, body, WorkIntent)
@@ -330,6 +355,9 @@ class Tree:
             path = f"{self._runs_dir}{os.sep}{run_id}{os.sep}proof.json"
             try:
                 self._note(path)
+                linked = self._linked("runs", run.directory)
+                if linked:
+                    raise CorruptJournal(linked)
                 body = read_bytes(path)
                 run.proof = parse_record(path, body, Proof)
                 run.proof_sha256 = hashlib.sha256(body).hexdigest()
@@ -352,12 +380,17 @@ class Tree:
     def load_approval(self, approval_id: str) -> ApprovalFiles:
         approval = ApprovalFiles(approval_id, self.layout.approval(approval_id))
         self.approvals[approval_id] = approval
-        for name, model in (("request.json", ApprovalRequest), ("decision.json", ApprovalDecision)):
+        approval.problem = self._linked("approvals", approval.directory)
+        names = () if approval.problem else (("request.json", ApprovalRequest), ("decision.json", ApprovalDecision))
+        for name, model in names:
             path = approval.directory / name
             try:
                 self._note(path)
                 body = read_bytes(path)
             except FileNotFoundError:
+                continue
+            except CorruptJournal as error:
+                approval.problem = error.message
                 continue
             try:
                 if model is ApprovalRequest:
@@ -448,6 +481,11 @@ class Tree:
         for approval in list(self.approvals.values()):
             if approval.decision is None and file_identity(approval.directory / "decision.json"):
                 self.load_approval(approval.id)
+
+    def _linked(self, top: str, directory: Path | str) -> str | None:
+        """Why a goal, work, run or approval directory may not be entered (it, or the top-level directory holding
+        it, is a symbolic link or no directory), or None. One `lstat`: links are never followed (SPEC 1)."""
+        return self._top_problems.get(top) or directory_problem(directory)
 
     # ----- incremental refresh
 

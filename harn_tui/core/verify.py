@@ -8,9 +8,19 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from harn_tui.core.errors import CorruptJournal
 from harn_tui.core.fsio import is_temp_name
-from harn_tui.core.journal import describe_validation
+from harn_tui.core.journal import describe_validation, read_bytes
 from harn_tui.core.layout import Layout
+from harn_tui.core.reader_bounds import (
+    MAX_LINE_BYTES,
+    MAX_LOG_BYTES,
+    NOT_FOLLOWED,
+    directory_problem,
+    open_regular,
+    os_problem,
+    over_limit,
+)
 from harn_tui.core.records import ApprovalDecision, ApprovalRequest, AttemptManifest, Proof
 from harn_tui.core.tree import Tree
 
@@ -19,6 +29,10 @@ def verify_tree(layout: Layout) -> list[dict[str, str]]:
     problems: list[dict[str, str]] = []
 
     def add(path: Path | str, problem: str) -> None:
+        """A problem at `path`; a message that starts with a path under the tree names the exact file."""
+        named, _, rest = problem.partition(": ")
+        if rest and named.startswith(str(layout.base)):
+            path, problem = named, rest
         problems.append({"path": str(path), "problem": problem})
 
     tree = Tree.load(layout)
@@ -46,6 +60,7 @@ def verify_tree(layout: Layout) -> list[dict[str, str]]:
     for approval in tree.approvals.values():
         if approval.problem:
             add(approval.directory, approval.problem)
+    _links_and_odd_files(layout, problems, add)
     for goal in tree.goals.values():
         for plan in goal.plans.values():
             for event in plan.events:
@@ -66,29 +81,87 @@ def _log_problems(path: Path, problem: str | None, torn: bool, add: object) -> N
 
 def _verify_run(directory: Path, add: object) -> None:
     assert callable(add)
+    linked = directory_problem(directory)
+    if linked:
+        add(directory, linked)
+        return
     for name, model in (("manifest.json", AttemptManifest), ("proof.json", Proof)):
         path = directory / name
         try:
-            model.model_validate_json(path.read_bytes())
+            model.model_validate_json(read_bytes(path))
         except FileNotFoundError:
             if name == "manifest.json":
                 add(path, "missing")
+        except CorruptJournal as error:
+            add(path, error.message)
         except ValidationError as error:
             add(path, describe_validation(error))
-    transcript = directory / "transcript.jsonl"
+    _verify_transcript(directory / "transcript.jsonl", add)
+
+
+def _verify_transcript(transcript: Path, add: object) -> None:
+    """Every line a JSON object; read a bounded piece at a time (a transcript may be large, or damaged)."""
+    assert callable(add)
     try:
-        data = transcript.read_bytes()
+        fd, found = open_regular(transcript)
     except FileNotFoundError:
         return
-    if data and not data.endswith(b"\n"):
-        add(transcript, "torn final line (no trailing newline)")
-    for number, line in enumerate(data.split(b"\n")[:-1], start=1):
+    except CorruptJournal as error:
+        add(transcript, error.message)
+        return
+    try:
+        size = found.st_size
+        if size > MAX_LOG_BYTES:
+            add(transcript, over_limit(transcript, size, MAX_LOG_BYTES, "a log"))
+            return
+        position, number = 0, 0
+        while position < size:
+            data = os.pread(fd, min(size - position, MAX_LINE_BYTES), position)
+            cut = data.rfind(b"\n") + 1
+            if cut == 0:
+                if position + len(data) < size:
+                    add(transcript, f"line {number + 1} is longer than {MAX_LINE_BYTES} bytes")
+                else:
+                    add(transcript, "torn final line (no trailing newline)")
+                return
+            for line in data[: cut - 1].split(b"\n"):
+                number += 1
+                try:
+                    if not isinstance(json.loads(line), dict):
+                        raise ValueError
+                except ValueError:
+                    add(transcript, f"line {number}: malformed JSON")
+                    return
+            position += cut
+    except OSError as error:
+        add(transcript, os_problem(transcript, error))
+    finally:
+        os.close(fd)
+
+
+def _links_and_odd_files(layout: Layout, problems: list[dict[str, str]], add: object) -> None:
+    """Every symbolic link, and every entry that is neither a directory nor a regular file, anywhere under
+    `.harnery/` (cache/ aside) that no problem names yet: none is ever followed or read."""
+    assert callable(add)
+    named = {p["path"] for p in problems}
+    pending = [layout.base]
+    while pending:
+        directory = pending.pop()
         try:
-            if not isinstance(json.loads(line), dict):
-                raise ValueError
-        except ValueError:
-            add(transcript, f"line {number}: malformed JSON")
-            break
+            entries = list(os.scandir(directory))
+        except OSError as error:
+            add(directory, os_problem(directory, error))
+            continue
+        for entry in entries:
+            if is_temp_name(entry.name) or (directory == layout.base and entry.name == "cache"):
+                continue
+            if entry.is_symlink():
+                if entry.path not in named:
+                    add(entry.path, NOT_FOLLOWED)
+            elif entry.is_dir(follow_symlinks=False):
+                pending.append(Path(entry.path))
+            elif not entry.is_file(follow_symlinks=False) and entry.path not in named:
+                add(entry.path, "neither a file nor a directory")
 
 
 def _ids(directory: Path) -> list[str]:

@@ -13,12 +13,13 @@ from dataclasses import dataclass
 
 from pydantic import ValidationError
 
-from harn_tui.core.errors import Refused
+from harn_tui.core.errors import CorruptJournal, Refused
 from harn_tui.core.faults import fault_point
 from harn_tui.core.fsio import DIR_MODE, ensure_dir, fsync_dir, write_record
 from harn_tui.core.ids import is_valid_id, plan_work_id
-from harn_tui.core.journal import JsonlTail
+from harn_tui.core.journal import JsonlTail, read_bytes
 from harn_tui.core.layout import Layout
+from harn_tui.core.reader_bounds import directory_problem
 from harn_tui.core.records import (
     FrozenTemplate,
     Proposal,
@@ -109,15 +110,18 @@ def _inspect(layout: Layout, intent: WorkIntent) -> _Step:
     """What is still missing for one item; any difference from the expected intent fails closed."""
     directory = layout.work(intent.id)
     path = directory / "intent.json"
+    linked = directory_problem(directory)
+    if linked is not None:
+        raise Refused(f"work {intent.id}: {linked}; materialization fails closed")
     log: JsonlTail[WorkEvent] = JsonlTail(directory / "events.jsonl", WORK_EVENTS_ADAPTER)
     log.refresh()
     if log.problem is not None:
         raise Refused(f"work {intent.id} exists with a damaged log ({log.problem}); materialization fails closed")
     try:
-        existing = WorkIntent.model_validate_json(path.read_bytes())
+        existing = WorkIntent.model_validate_json(read_bytes(path))
     except FileNotFoundError:
         existing = None
-    except ValidationError:
+    except (ValidationError, CorruptJournal):
         raise Refused(f"work {intent.id} exists with an unreadable intent; materialization fails closed") from None
     if existing is not None and existing != intent:
         raise Refused(f"work {intent.id} exists with a different intent; materialization fails closed")

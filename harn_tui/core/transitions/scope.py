@@ -15,9 +15,11 @@ from pathlib import Path
 from harn_tui.core.errors import CorruptJournal, NotFound
 from harn_tui.core.held import scoped_tree
 from harn_tui.core.ids import check_id, is_valid_id
+from harn_tui.core.journal import read_bytes
 from harn_tui.core.layout import Layout
 from harn_tui.core.leases import hold_lease
 from harn_tui.core.projection import GoalView, WorkResolver, WorkView, project_goal
+from harn_tui.core.reader_bounds import directory_problem
 from harn_tui.core.records import AttemptFinished
 from harn_tui.core.transitions.lost import repair_lost_attempts
 from harn_tui.core.tree import GoalFiles, PlanFiles, Tree, WorkFiles
@@ -27,8 +29,8 @@ OWNER_RETRIES = 3
 
 def _read_json(path: Path) -> object:
     try:
-        return json.loads(path.read_bytes())
-    except (OSError, ValueError):
+        return json.loads(read_bytes(path))
+    except (OSError, ValueError, CorruptJournal):
         return None
 
 
@@ -78,14 +80,24 @@ def _closure(layout: Layout, root: str, cache: dict[str, set[str]]) -> set[str]:
 
 def require_goal(layout: Layout, goal_id: str) -> None:
     check_id(goal_id, "goal id")
+    _require_plain(layout.goal(goal_id))
     if not layout.goal(goal_id).is_dir():
         raise NotFound(f"goal {goal_id} does not exist")
 
 
 def require_work(layout: Layout, work_id: str) -> None:
     check_id(work_id, "work id")
+    _require_plain(layout.work(work_id))
     if not layout.work(work_id).is_dir():
         raise NotFound(f"work {work_id} does not exist")
+
+
+def _require_plain(directory: Path) -> None:
+    """A goal or work directory that is a symbolic link (or no directory) is damage (5): its lease would be taken
+    through the link, outside the tree, before anything is read."""
+    problem = directory_problem(directory) or directory_problem(directory.parent)
+    if problem is not None:
+        raise CorruptJournal(problem)
 
 
 def readable_goal(tree: Tree, goal_id: str) -> GoalView:
