@@ -20,7 +20,8 @@ whose templates pass, fail or park at random):
   and without dispositions, cancel, approval approve/deny, bad input and unknown addresses;
 - one `harn supervisor serve` (a real subprocess) planning, reviewing and running attempts;
 - two headless consoles (soak_console): the real HarnConsole with its live watcher, driven by key presses
-  through its forms and its own dispatch path.
+  through its forms and its own dispatch path. When everything else has stopped, each checks that its live
+  model (kept by the watcher alone) equals a fresh load of the tree.
 
 Every worker and console logs each command and its outcome (exit code and JSON). Then soak_check verifies from
 the journal alone: gapless seq in every log, one outcome per plan, no accept with open findings, budgets never
@@ -107,7 +108,8 @@ def run_soak(*, seconds: float, workers: int = 6, consoles: int = 2, goals: int 
         name = f"console-{number}"
         children[name] = _start(["-m", "tests.reliability.soak_console", "--root", str(root), "--actor", name,
                                  "--seconds", str(seconds), "--seed", str(seed * 100 + number), "--log",
-                                 str(logs / f"{name}.log.jsonl")], logs / f"{name}.out")
+                                 str(logs / f"{name}.log.jsonl"), "--quiet-file", str(logs / "quiet")],
+                                logs / f"{name}.out")
     for number in range(1, workers + 1):
         name = f"w{number}"
         children[name] = _start(["-m", "tests.reliability.soak_worker", "--root", str(root), "--actor", name,
@@ -130,15 +132,18 @@ def run_soak(*, seconds: float, workers: int = 6, consoles: int = 2, goals: int 
             adopt(layout, assets, adoptions.pop(0)[1])
         time.sleep(min(0.5, max(0.0, deadline - time.monotonic())))
     result = SoakResult(base, Report(), seconds, goals_added=added)
-    for name, (process, handle) in children.items():
-        if name == "serve":
-            continue
-        result.processes[name] = _wait(process, STOP_WAIT_S)
-        handle.close()
-    serve, handle = children["serve"]
+    workers_first = [name for name in children if name.startswith("w")]
+    for name in workers_first:
+        result.processes[name] = _wait(children[name][0], STOP_WAIT_S)
+    serve = children["serve"][0]
     serve.send_signal(signal.SIGTERM)
     result.processes["serve"] = _wait(serve, STOP_WAIT_S)
-    handle.close()
+    (logs / "quiet").touch()  # the consoles now check their live model against a fresh load
+    for name in children:
+        if name.startswith("console"):
+            result.processes[name] = _wait(children[name][0], STOP_WAIT_S)
+    for _, handle in children.values():
+        handle.close()
     for name in children:
         result.outputs[name] = _last_json(logs / f"{name}.out")
     result.report = check_soak(root, logs)

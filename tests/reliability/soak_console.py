@@ -9,6 +9,10 @@ the graph, a few rows down and a random work key (`c` cancel among them). A form
 (sometimes left incomplete, which the form refuses) and submitted with ctrl+s. Keys are legal or not by the
 console's own live view, which the race makes stale: the core decides. Every dispatched request is logged
 with its outcome (the console's own `run_request` path, wrapped only to record what the core returned).
+
+With `--quiet-file`, after its time is up the console waits until the driver says every other writer has
+stopped, then checks that its live model (kept up to date by the watcher alone) equals a fresh load of the
+tree, goal by goal (the `supervisor show` document of each); a console that never converges exits 1.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from typing import Any
 from textual.screen import ModalScreen
 from textual.widgets import Input, Select
 
+from harn_tui.core.console_model import ConsoleModel
 from harn_tui.core.errors import HarnError
 from harn_tui.core.layout import Layout
 from harn_tui.tui import app as app_module
@@ -114,6 +119,8 @@ async def fill_form(app: HarnConsole, pilot: Any, rng: random.Random) -> None:
 DECISION_KEYS = {"review_plan": ("a", "a", "x"), "retry_plan": ("r",), "review": ("a", "a", "o"),
                  "resolve_approval": ("y", "y", "n")}
 AIMED_SHARE = 0.75
+QUIET_WAIT_S = 300.0
+CONVERGE_WAIT_S = 15.0
 
 
 async def step(app: HarnConsole, pilot: Any, rng: random.Random) -> int:
@@ -143,7 +150,33 @@ async def step(app: HarnConsole, pilot: Any, rng: random.Random) -> int:
     return 1 + len(keys)
 
 
-async def drive(root: Path, actor: str, seconds: float, rng: random.Random) -> dict[str, Any]:
+def _documents(model: ConsoleModel) -> dict[str, Any]:
+    return {goal.id: goal.to_json() for goal in model.console_goals()}
+
+
+async def converged(app: HarnConsole, pilot: Any, quiet: Path | None) -> list[str]:
+    """Once every other writer has stopped (`quiet` exists), the live model must come to equal a fresh load of
+    the tree through the watcher alone; returns the goals that never did."""
+    if quiet is None:
+        return []
+    waited = time.monotonic() + QUIET_WAIT_S
+    while not quiet.exists() and time.monotonic() < waited:
+        await pilot.pause(0.2)
+    if not quiet.exists():
+        return ["the soak never went quiet"]
+    assert app.model is not None
+    differing: list[str] = []
+    give_up = time.monotonic() + CONVERGE_WAIT_S
+    while time.monotonic() < give_up:
+        await pilot.pause(0.5)
+        live, fresh = _documents(app.model), _documents(ConsoleModel.load(app.layout))
+        differing = sorted(g for g in live.keys() | fresh.keys() if live.get(g) != fresh.get(g))
+        if not differing:
+            break
+    return differing
+
+
+async def drive(root: Path, actor: str, seconds: float, rng: random.Random, quiet: Path | None) -> dict[str, Any]:
     app = HarnConsole(Layout(root), actor=actor, supervisor=False, watch=True, presence=True)
     app.animation_level = "none"
     keys = steps = 0
@@ -154,8 +187,9 @@ async def drive(root: Path, actor: str, seconds: float, rng: random.Random) -> d
             keys += await step(app, pilot, rng)
             steps += 1
         await settle(app, pilot)
+        stale = await converged(app, pilot, quiet)
         problems = [n.message for n in app.notices if n.title in ("dispatch failed", "watch failed")]
-    return {"actor": actor, "steps": steps, "keys": keys, "worker_errors": problems}
+    return {"actor": actor, "steps": steps, "keys": keys, "worker_errors": problems, "model_diverged": stale}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -165,16 +199,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, required=True)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--log", type=Path, required=True)
+    parser.add_argument("--quiet-file", type=Path, default=None,
+                        help="after --seconds, wait for this file (every other writer stopped), then check that "
+                             "the live model equals a fresh load")
     args = parser.parse_args(argv)
     log = CommandLog(args.log, args.actor)
     install_logging(log)
     try:
-        summary = asyncio.run(drive(args.root, args.actor, args.seconds, random.Random(args.seed)))
+        summary = asyncio.run(drive(args.root, args.actor, args.seconds, random.Random(args.seed), args.quiet_file))
     finally:
         log.close()
     summary["commands"] = log.count
     print(json.dumps(summary))
-    return 1 if summary["worker_errors"] else 0
+    return 1 if summary["worker_errors"] or summary["model_diverged"] else 0
 
 
 if __name__ == "__main__":
