@@ -23,6 +23,23 @@ def count(text: str) -> int:
     return int(text)
 
 
+MAX_WAKE_INTERVAL_S = 86_400.0
+
+
+def wake_seconds(text: str) -> float:
+    """A wake interval: a finite number of seconds, more than 0 and at most a day (`inf`, `nan`, `0`, `-1` and
+    `1e308` would stop, spin or crash the loop)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not text.isascii() or not 0 < value <= MAX_WAKE_INTERVAL_S:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a wake interval: seconds, more than 0 and at most {MAX_WAKE_INTERVAL_S:g}"
+        )
+    return value
+
+
 def _common(parser: argparse.ArgumentParser, top: bool) -> None:
     default = None if top else argparse.SUPPRESS
     parser.add_argument("--root", default=default, help="the directory holding .harnery/")
@@ -85,7 +102,7 @@ def _supervisor(groups: argparse._SubParsersAction[Parser]) -> None:
         _leaf(verbs, name, help_text).add_argument("goal")
     serve = _leaf(verbs, "serve", "run the loop for every enrolled goal, waking on tree changes")
     serve.add_argument("goals", nargs="*")
-    serve.add_argument("--wake-interval", type=float, default=5.0)
+    serve.add_argument("--wake-interval", type=wake_seconds, default=5.0)
     plan: Parser = verbs.add_parser("plan", help="a goal's plans")
     plan_verbs = plan.add_subparsers(dest="plan_verb", metavar="VERB", required=True, parser_class=Parser)
     _leaf(plan_verbs, "list", "every plan of a goal").add_argument("goal")

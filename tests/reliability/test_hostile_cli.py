@@ -366,6 +366,30 @@ def test_integer_bounds(tree: Tree, figures: Figures, option: str, text: str) ->
           rule=lambda m: "whole number" in m or "invalid count value" in m or "greater than" in m or "less than" in m)
 
 
+WAKE_TEXT = st.one_of(
+    st.floats(allow_nan=True, allow_infinity=True).map(repr),
+    st.floats(-1, 90_000).map(str),
+    st.sampled_from(["", "0", "-0", "0.0", "1e-9", "86400", "86400.0001", "1e308", "inf", "-inf", "nan", "５",
+                     " 5", "5 ", "1_0", "0x10", "five", "\x1b[2J", "5\x00"]),
+)
+
+
+def wake_is_legal(text: str) -> bool:
+    try:
+        value = float(text)
+    except ValueError:
+        return False
+    return text.isascii() and 0 < value <= 86_400
+
+
+@FUZZ
+@given(text=WAKE_TEXT)
+def test_wake_interval_bounds(tree: Tree, figures: Figures, text: str) -> None:
+    """`serve --wake-interval`: a finite number of seconds in (0, 86400]; a legal one meets the missing goal."""
+    check(tree, figures, ["supervisor", "serve", f"--wake-interval={text}", MISSING], legal=wake_is_legal(text),
+          rule="is not a wake interval")
+
+
 @pytest.mark.parametrize("bad", ["/dev/zero", "DIR", "DEEP", "HUGE", "BINARY", "/nonexistent", "FIFO", "NOT_OBJECT"])
 @pytest.mark.parametrize("which", ["--team", "--replanning", "--mission"])
 def test_odd_team_replanning_and_mission_files(tree: Tree, figures: Figures, tmp_path: Path, bad: str,
