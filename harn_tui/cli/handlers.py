@@ -20,7 +20,10 @@ def init(ctx: Context) -> Result:
     from harn_tui.core.creation import init_tree
 
     root = Path(ctx.arg("root") or os.environ.get("HARN_ROOT") or ".")  # SPEC 2: --root, else $HARN_ROOT
-    layout = init_tree(root)
+    try:
+        layout = init_tree(root)
+    except OSError as error:  # a file, a device or an unwritable place: bad input, not a traceback
+        raise _unusable("--root", root, error) from None
     return Result({"root": str(layout.root), "harnery": str(layout.base)})
 
 
@@ -65,7 +68,11 @@ def tui(ctx: Context) -> Result:
 def demo(ctx: Context) -> Result:
     from harn_tui.core.demo import build_demo
 
-    layout = build_demo(Path(ctx.arg("dir")) if ctx.arg("dir") else None)
+    directory = Path(ctx.arg("dir")) if ctx.arg("dir") else None
+    try:
+        layout = build_demo(directory)
+    except OSError as error:
+        raise _unusable("demo directory", directory, error) from None
     if ctx.arg("no_tui"):
         from harn_tui.core.queries import list_goals
 
@@ -74,6 +81,12 @@ def demo(ctx: Context) -> Result:
 
     run_console(layout, actor=ctx.actor, supervisor=True)
     return Result(None)
+
+
+def _unusable(what: str, path: Path | None, error: OSError) -> Exception:
+    from harn_tui.core.errors import UsageError
+
+    return UsageError(f"{what} {path if path is not None else error.filename}: {error.strerror or error}")
 
 
 # ----- supervisor

@@ -410,6 +410,20 @@ def test_odd_team_replanning_and_mission_files(tree: Tree, figures: Figures, tmp
     check(tree, figures, argv, legal=False, rule=lambda m: path in m or "file" in m)
 
 
+@pytest.mark.parametrize("verb", [["init"], ["demo", "--no-tui"]])
+@pytest.mark.parametrize("place", ["/dev/null", "FILE", "FILE/below", "/proc/no-such-dir"])
+def test_init_and_demo_into_a_place_that_cannot_hold_a_tree(tree: Tree, figures: Figures, tmp_path: Path,
+                                                             verb: list[str], place: str) -> None:
+    (tmp_path / "a-file").write_text("not a directory")
+    path = place.replace("FILE", str(tmp_path / "a-file"))
+    figures.add("hostile input: CLI arguments tried")
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        code = main([f"--root={path}", *verb] if verb == ["init"] else [*verb, path])
+    assert code == 2 and err.getvalue().startswith("harn: ") and path in err.getvalue()
+    assert (tmp_path / "a-file").read_text() == "not a directory"
+
+
 @FUZZ
 @given(record=HOSTILE_ID)
 def test_schema_record_name(tree: Tree, figures: Figures, record: str) -> None:
