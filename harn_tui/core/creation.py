@@ -107,14 +107,30 @@ def create_work(
         if not (layout.work(dependency) / "intent.json").is_file():
             raise NotFound(f"dependency work {dependency} does not exist")
     directory = layout.work(work_id)
-    if (directory / "intent.json").exists():
-        raise Refused(f"work {work_id} already exists")
     with hold_lease(directory / "lease", f"work {work_id}"):
+        log: JsonlTail[Any] = JsonlTail(directory / "events.jsonl", WORK_EVENTS_ADAPTER)
         if (directory / "intent.json").exists():
-            raise Refused(f"work {work_id} already exists")
-        write_record(directory / "intent.json", intent)
-        append_event(JsonlTail(directory / "events.jsonl", WORK_EVENTS_ADAPTER), WorkCreated, actor)
+            prior = _created_without_event(directory, log, intent)
+            if prior is None:
+                raise Refused(f"work {work_id} already exists")
+            intent = prior
+        else:
+            write_record(directory / "intent.json", intent)
+        append_event(log, WorkCreated, actor)
     return intent
+
+
+def _created_without_event(directory: Path, log: JsonlTail[Any], intent: WorkIntent) -> WorkIntent | None:
+    """The intent a `work create` left when it died before appending `work.created`, if this create asks for
+    the same work (`created_at` aside): the repeat completes the interrupted creation. None otherwise."""
+    log.refresh()
+    if log.events or log.problem is not None:
+        return None
+    try:
+        prior = WorkIntent.model_validate_json((directory / "intent.json").read_bytes())
+    except (OSError, ValidationError):
+        return None
+    return prior if prior.model_copy(update={"created_at": intent.created_at}) == intent else None
 
 
 def _load_json_file(path: Path, what: str) -> Any:

@@ -124,6 +124,8 @@ def load_work_view(layout: Layout, work_id: str) -> tuple[Tree, WorkView, str | 
     if not layout.work(work_id).is_dir():
         raise NotFound(f"work {work_id} does not exist")
     tree = Tree.load(layout)
+    if work_id not in tree.work:  # an aborted creation: whole-tree reads leave it out; addressed, it is shown
+        tree.load_work(work_id)
     goal_id = goal_owner_of(tree, work_id) or owning_goal(layout, work_id)
     if goal_id is not None and goal_id in tree.goals:
         goal = project_goal(tree, goal_id)

@@ -175,9 +175,11 @@ class Tree:
         tree = cls(layout)
         with bulk_allocation(freeze=True):
             for goal_id in _ids_in(layout.supervisors):
-                tree.load_goal(goal_id)
+                if aborted_goal(tree.load_goal(goal_id)):
+                    del tree.goals[goal_id]
             for work_id in _ids_in(layout.work_dir):
-                tree.load_work(work_id)
+                if aborted_work(tree.load_work(work_id)):
+                    del tree.work[work_id]
             for approval_id in _ids_in(layout.approvals):
                 tree.load_approval(approval_id)
             for work in tree.work.values():
@@ -630,6 +632,20 @@ def file_identity(path: Path | str) -> FileIdentity | None:
     except OSError:
         return None
     return found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns, found.st_ctime_ns
+
+
+def aborted_goal(goal: GoalFiles) -> bool:
+    """A goal directory whose `supervisor create` died before `goal.json` was linked: no goal.json, no plan.
+    Whole-tree readers leave it out, as SPEC 2 does for a plan directory without request.json; the same
+    `supervisor create --id` completes it."""
+    return goal.intent is None and not goal.plans and not (goal.directory / "goal.json").exists()
+
+
+def aborted_work(work: WorkFiles) -> bool:
+    """A work directory whose creation (`work create`, a plan's materialization) died before `intent.json` was
+    linked: no intent, no event. Whole-tree readers leave it out; repeating the creation completes it."""
+    return (work.intent is None and not work.problems and not work.log.events and not work.log.torn
+            and work.log.problem is None and not (work.directory / "intent.json").exists())
 
 
 def _ids_in(directory: Path) -> list[str]:

@@ -55,8 +55,10 @@ def verify_tree(layout: Layout) -> list[dict[str, str]]:
             for dependency in work.intent.dependencies:
                 if dependency not in tree.work:
                     add(work.directory / "intent.json", f"dependency {dependency} does not exist")
+    recorded_runs = {event.run_id for work in tree.work.values() for event in work.events if hasattr(event, "run_id")}
     for run_id in _ids(layout.runs):
-        _verify_run(layout.runs / run_id, add)
+        if run_id in recorded_runs or not _aborted_start(layout.runs / run_id):
+            _verify_run(layout.runs / run_id, add)
     for approval in tree.approvals.values():
         if approval.problem:
             add(approval.directory, approval.problem)
@@ -77,6 +79,12 @@ def _log_problems(path: Path, problem: str | None, torn: bool, add: object) -> N
         add(path, problem)
     if torn:
         add(path, "torn final line (no trailing newline)")
+
+
+def _aborted_start(directory: Path) -> bool:
+    """A run directory no event names, with neither manifest nor proof: an attempt start that died before its
+    manifest was linked (nothing was recorded; like a plan directory without request.json, it is ignored)."""
+    return not (directory / "manifest.json").exists() and not (directory / "proof.json").exists()
 
 
 def _verify_run(directory: Path, add: object) -> None:
