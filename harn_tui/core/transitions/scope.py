@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,23 +35,41 @@ def _read_json(path: Path) -> object:
         return None
 
 
-def owning_goal(layout: Layout, work_id: str) -> str | None:
+def owning_goal(layout: Layout, work_id: str, *, fail_closed: bool = False) -> str | None:
     """The goal that governs `work_id`: the goal its plan provenance names, else the first goal (by id) whose
-    original root closure holds it; None for standalone work. Reads intents only, no projection."""
+    original root closure holds it; None for standalone work. Reads intents only, no projection.
+
+    With `fail_closed` (writers), a goal whose goal.json exists but is unreadable (or is gone while its plans are
+    there) may govern the work: CorruptJournal naming it, instead of treating the work as standalone."""
     intent = _read_json(layout.work(work_id) / "intent.json")
     if isinstance(intent, dict):
         source = intent.get("source")
         if isinstance(source, dict) and source.get("kind") == "plan":
             goal_id = str(source.get("ref") or "").split("/", 1)[0]
-            if is_valid_id(goal_id) and (layout.goal(goal_id) / "goal.json").is_file():
+            if is_valid_id(goal_id) and os.path.lexists(layout.goal(goal_id)):
                 return goal_id
     closures: dict[str, set[str]] = {}
+    unreadable: list[Path] = []
     for goal_id in _goal_ids(layout):
-        goal = _read_json(layout.goal(goal_id) / "goal.json")
+        path = layout.goal(goal_id) / "goal.json"
+        goal = _read_json(path)
+        if not isinstance(goal, dict) and (os.path.lexists(path) or _has_entries(path.parent / "plans")):
+            unreadable.append(path)
         root = goal.get("root_work_id") if isinstance(goal, dict) else None
         if isinstance(root, str) and work_id in _closure(layout, root, closures):
             return goal_id
+    if fail_closed and unreadable:
+        raise CorruptJournal(f"{unreadable[0]}: unreadable, so whether its goal governs work {work_id} is unknown")
     return None
+
+
+def _has_entries(directory: Path) -> bool:
+    """True when `directory` holds anything (an aborted goal creation has no plan yet)."""
+    try:
+        with os.scandir(directory) as entries:
+            return any(True for _ in entries)
+    except OSError:
+        return os.path.lexists(directory)
 
 
 def _goal_ids(layout: Layout) -> list[str]:
@@ -187,11 +206,11 @@ def work_lease(layout: Layout, work_id: str, goal_id: str | None = None) -> Iter
     if goal_id is not None:
         require_goal(layout, goal_id)
     for _ in range(OWNER_RETRIES):
-        owner = goal_id or owning_goal(layout, work_id)
+        owner = goal_id or owning_goal(layout, work_id, fail_closed=True)
         lease = layout.goal(owner) / "lease" if owner else layout.work(work_id) / "lease"
         what = f"goal {owner}" if owner else f"work {work_id}"
         with hold_lease(lease, what):
-            if goal_id is None and owning_goal(layout, work_id) != owner:
+            if goal_id is None and owning_goal(layout, work_id, fail_closed=True) != owner:
                 continue
             with owner_tree(layout, work_id, owner) as tree:
                 if work_id not in tree.work:
