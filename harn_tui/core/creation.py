@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 from collections.abc import Sequence
@@ -14,7 +15,7 @@ from pydantic import TypeAdapter, ValidationError
 from harn_tui.core.clock import iso, now
 from harn_tui.core.errors import CorruptJournal, NotFound, Refused, UsageError
 from harn_tui.core.fsio import ensure_dir, write_record
-from harn_tui.core.ids import check_id, new_goal_id, new_work_id
+from harn_tui.core.ids import check_id, is_valid_id, new_goal_id, new_work_id
 from harn_tui.core.journal import JsonlTail, describe_validation
 from harn_tui.core.layout import HARNERY, TOP_DIRS, Layout
 from harn_tui.core.leases import hold_lease
@@ -298,11 +299,34 @@ def create_supervisor(
     if (directory / "goal.json").exists():
         raise Refused(f"goal {goal_id} already exists")
     ensure_dir(directory / "plans")
-    with hold_lease(directory / "lease", f"goal {goal_id}"):
+    with hold_lease(directory / "lease", f"goal {goal_id}"), contextlib.ExitStack() as adopted:
+        # the work the goal adopts changes owner: a standalone transition holding its lease finishes first, and
+        # one that takes it after finds the new owner under it and moves to the goal lease (scope.work_lease)
+        for work_id in _closure_ids(layout, root_work) if root_work is not None else []:
+            adopted.enter_context(hold_lease(layout.work(work_id) / "lease", f"work {work_id}"))
         if (directory / "goal.json").exists():
             raise Refused(f"goal {goal_id} already exists")
         write_record(directory / "goal.json", goal)
     return goal
+
+
+def _closure_ids(layout: Layout, root: str) -> list[str]:
+    """The root and its transitive dependencies that exist, by their intents, sorted (the lease order)."""
+    found: set[str] = set()
+    stack = [root]
+    while stack:
+        work_id = stack.pop()
+        if work_id in found or not is_valid_id(work_id) or not layout.work(work_id).is_dir():
+            continue
+        found.add(work_id)
+        try:
+            intent = json.loads((layout.work(work_id) / "intent.json").read_bytes())
+        except (OSError, ValueError):
+            continue
+        dependencies = intent.get("dependencies") if isinstance(intent, dict) else None
+        if isinstance(dependencies, list):
+            stack.extend(str(d) for d in dependencies)
+    return sorted(found)
 
 
 def _limits(options: GoalOptions) -> Limits:
