@@ -17,6 +17,7 @@ from tests.reliability.crash_kit import check_after_kill, check_invariants, log_
 from tests.reliability.transitions_under_test import (
     PASS_SH,
     build_attempt_tick,
+    build_attention_tick,
     build_planning_tick,
     passing,
     shell_template,
@@ -90,4 +91,26 @@ def test_a_tick_sigkilled_while_its_template_runs_leaves_a_lost_attempt_the_next
     events = work_events(layout, "root-work")
     finished = [(e["status"], e["reason"]) for e in events if e["event"] == "attempt.finished"]
     assert finished == [("failed", "lost"), ("passed", None)]
+    check_invariants(layout)
+
+
+def test_a_tick_killed_between_plan_proposed_and_plan_attention_is_completed_by_the_next_tick(
+    harn: Harn, layout: Layout, tmp_path: Path, figures: Figures
+) -> None:
+    """Found by the matrix: the attention decision is two appends; a kill between them left the plan `proposed`
+    with nothing to approve and no reason, and no tick ever completed it."""
+    goal = build_attention_tick(layout, tmp_path)["goal"]
+    killed = harn("supervisor", "tick", goal, "--json", env={"HARN_FAULT": "append.write:2"})
+    assert killed.returncode == 137, killed.stderr
+    figures.add("crash matrix: real harn processes killed", 1)
+    shown = harn.json("supervisor", "show", goal)
+    assert (shown["next_action"], shown["latest_plan_status"]) == ("review_plan", "proposed")
+    tick = harn.json("supervisor", "tick", goal)
+    plan = tick["goal"]["plans"][-1]
+    assert (plan["status"], plan["reason"]) == ("attention", "A human must pick the queue library.")
+    assert tick["goal"]["next_action"] == "retry_plan"
+    plans = sorted(layout.goal(goal).glob("plans/*/events.jsonl"))
+    assert [log_events(p) for p in plans] == [["plan.proposed", "plan.attention"]]
+    retried = harn.json("supervisor", "plan", "retry", goal, plan["id"], "--reason", "Use the stdlib.")
+    assert retried["outcome"] == "applied"
     check_invariants(layout)

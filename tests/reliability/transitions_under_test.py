@@ -1,4 +1,4 @@
-"""The transitions the crash matrix kills: every operator verb of SPEC 8 that writes, and four kinds of tick.
+"""The transitions the crash matrix kills: every operator verb of SPEC 8 that writes, and six kinds of tick.
 
 Each entry builds the tree the command acts on, gives its argv, and says what "done exactly once" means after a
 kill and one repeat of the same command (attempt semantics: an attempt killed after `attempt.started` is lost,
@@ -257,6 +257,17 @@ def done_decided(verdict: str) -> Any:
     return done
 
 
+def build_goal_item_in_review(layout: Layout, workdir: Path) -> dict[str, Any]:
+    make_goal(layout, examples(workdir), template=passing(workdir), acceptance=("done",))
+    record_attempt(layout, ROOT_WORK, passed=True)
+    return {}
+
+
+def done_goal_accepted(layout: Layout, ctx: dict[str, Any], child: Child) -> None:
+    assert count(work_events(layout, ROOT_WORK), "work.accepted") == 1
+    assert goal_view(layout, GOAL).state == "succeeded"
+
+
 # ----- attempts
 
 
@@ -339,6 +350,40 @@ def done_planning_tick(layout: Layout, ctx: dict[str, Any], child: Child) -> Non
     assert len(applied[0].work_ids) == 3
 
 
+def build_scripted_planner_tick(layout: Layout, workdir: Path, reply: object) -> dict[str, Any]:
+    kit = goal_kit(layout, workdir, passing(workdir))
+    kit.team["planner"] = scripted(workdir, "planner", reply)
+    goal = kit.create(root_work=make_root(layout, max_attempts=1, accept=("done",)))
+    record_attempt(layout, "root-work", passed=False)
+    return {"goal": goal}
+
+
+def build_attention_tick(layout: Layout, workdir: Path) -> dict[str, Any]:
+    """The planner answers `attention`: proposal.json, plan.proposed and plan.attention under one lease hold."""
+    return build_scripted_planner_tick(layout, workdir, {
+        "decision": "attention", "rationale": "A human must pick the queue library.", "work": []})
+
+
+def done_attention_tick(layout: Layout, ctx: dict[str, Any], child: Child) -> None:
+    view = goal_view(layout, ctx["goal"])
+    statuses = sorted(p.status for p in view.plans)
+    assert statuses.count("attention") == 1 and set(statuses) <= {"attention", "interrupted"}, statuses
+    assert (view.state, view.next_action) == ("awaiting_attention", "retry_plan"), view.reason
+
+
+def build_failed_tick(layout: Layout, workdir: Path) -> dict[str, Any]:
+    """The planner answers nonsense twice (planner-retry.json is written between): plan.failed."""
+    return build_scripted_planner_tick(layout, workdir, ["nonsense", "still nonsense"])
+
+
+def done_failed_tick(layout: Layout, ctx: dict[str, Any], child: Child) -> None:
+    """Each tick is one plan request: the interrupted one (if any) is left as it was, every finished one failed
+    exactly once (a repeat after a recorded failure asks the planner again, as any next tick would)."""
+    view = goal_view(layout, ctx["goal"])
+    statuses = [p.status for p in view.plans]
+    assert "failed" in statuses and set(statuses) <= {"failed", "interrupted"} and len(statuses) <= 2, statuses
+
+
 def build_attempt_tick(layout: Layout, workdir: Path) -> dict[str, Any]:
     """A ready root; the tick starts it, the template passes. `retry_blocked` lets the repeat retry a lost one."""
     root = make_root(layout, template=passing(workdir), max_attempts=3, accept=("done",))
@@ -407,6 +452,8 @@ TRANSITIONS: list[Transition] = [
     Transition("work accept", build_in_review_with_findings,
                lambda ctx: ["work", "accept", WORK, "--dispose", "f1=fixed", "--dispose", "f2=deferred:next week"],
                done_accepted),
+    Transition("work accept (goal item)", build_goal_item_in_review,
+               lambda ctx: ["work", "accept", ROOT_WORK, "--reason", "Verified."], done_goal_accepted),
     Transition("work reopen", build_in_review,
                lambda ctx: ["work", "reopen", WORK, "--finding", "retry with logs", "--finding", "add a test"],
                done_reopened),
@@ -424,6 +471,10 @@ TRANSITIONS: list[Transition] = [
     Transition("work retry", build_retry_blocked, lambda ctx: ["work", "retry", WORK], done_retried, retry_repeat),
     Transition("tick: planner, reviewer, auto-apply", build_planning_tick,
                lambda ctx: ["supervisor", "tick", ctx["goal"]], done_planning_tick),
+    Transition("tick: planner asks for attention", build_attention_tick,
+               lambda ctx: ["supervisor", "tick", ctx["goal"]], done_attention_tick),
+    Transition("tick: planner invalid twice", build_failed_tick,
+               lambda ctx: ["supervisor", "tick", ctx["goal"]], done_failed_tick),
     Transition("tick: attempt start/finish", build_attempt_tick,
                lambda ctx: ["supervisor", "tick", ctx["goal"]], done_attempt_tick),
     Transition("tick: accept, then start", build_accept_tick,

@@ -203,6 +203,19 @@ def _record_attention_decision(context: PlanContext, proposal: Proposal) -> Plan
     return context.outcome("attention", decision="attention", reason=reason)
 
 
+def complete_attention(layout: Layout, goal_id: str) -> PlanOutcome | None:
+    """Record the `plan.attention` of an attention decision whose tick was killed right after `plan.proposed`:
+    such a plan projects `proposed` with nothing an operator can approve and no reason. The next tick appends
+    what the killed one would have (reason: the proposal's rationale). None when the pending plan is not one."""
+    with hold_lease(layout.goal(goal_id) / "lease", f"goal {goal_id}"), loop_tree(layout, goal_id) as (tree, view):
+        plan = view.plan(view.pending_plan_id or "")
+        if plan is None or plan.proposal is None or plan.proposal.decision != "attention":
+            return None
+        reason = bounded(plan.proposal.rationale)
+        append_event(tree.goals[goal_id].plans[plan.id].log, PlanAttention, SUPERVISOR_ACTOR, reason=reason)
+    return PlanOutcome(plan.id, plan.sequence, plan.trigger, "attention", decision="attention", reason=reason)
+
+
 def _review_and_record(context: PlanContext, candidate: Proposal) -> PlanOutcome:
     body = record_bytes(candidate)
     write_immutable(context.directory / "candidate.json", body)

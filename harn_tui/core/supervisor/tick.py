@@ -8,7 +8,14 @@ from harn_tui.core.held import scoped_tree
 from harn_tui.core.ids import check_id
 from harn_tui.core.layout import Layout
 from harn_tui.core.leases import HeldLease, LeaseBusy, hold_lease, try_hold
-from harn_tui.core.planning import PLAN_ACTIONS, PlanOutcome, loop_tree, loop_view, run_plan_cycle
+from harn_tui.core.planning import (
+    PLAN_ACTIONS,
+    PlanOutcome,
+    complete_attention,
+    loop_tree,
+    loop_view,
+    run_plan_cycle,
+)
 from harn_tui.core.projection import GoalView, project_goal
 from harn_tui.core.queries import with_torn_logs
 from harn_tui.core.runner import PreparedAttempt
@@ -69,6 +76,10 @@ def tick_locked(layout: Layout, goal_id: str, settle: bool = True) -> TickReport
         report.outcomes.extend(run_jobs(jobs))
     elif view.next_action in PLAN_ACTIONS:
         plan_step(layout, goal_id, report)
+    elif view.next_action == "review_plan" and _pending_decision(view) == "attention":
+        completed = complete_attention(layout, goal_id)
+        if completed is not None:
+            report.outcomes.append(completed.to_json())
     elif view.next_action == "review_plan" and auto_applies(view):
         finish_auto_apply(layout, view, report)
     elif view.next_action == "run":
@@ -90,6 +101,11 @@ def plan_step(layout: Layout, goal_id: str, report: TickReport) -> None:
     if outcome.status == "proposed" and outcome.decision in ("apply", "complete"):
         outcome = auto_apply(layout, goal_id, outcome)
     report.outcomes.append(outcome.to_json())
+
+
+def _pending_decision(view: GoalView) -> str | None:
+    plan = view.plan(view.pending_plan_id or "")
+    return plan.decision if plan is not None else None
 
 
 def auto_applies(view: GoalView) -> bool:
