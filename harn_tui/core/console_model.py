@@ -17,6 +17,7 @@ from harn_tui.core.console_views import STANDALONE, needs_human, standalone_goal
 from harn_tui.core.layout import Layout
 from harn_tui.core.leases import is_held
 from harn_tui.core.projection import GoalView, WorkResolver, project_goal
+from harn_tui.core.reader_bounds import READ_FLAGS
 from harn_tui.core.records import Proof, WorkEvent
 from harn_tui.core.tree import ApprovalFiles, Tree
 
@@ -337,13 +338,15 @@ class ConsoleModel:
         """The last `lines` lines a run printed (read from the end of its transcript, bounded)."""
         path = self.layout.runs / run_id / "transcript.jsonl"
         try:
-            fd = os.open(path, os.O_RDONLY)
-        except (FileNotFoundError, NotADirectoryError):
+            fd = os.open(path, READ_FLAGS)  # never through a link, never waiting on a pipe
+        except OSError:
             return []
         try:
             size = os.fstat(fd).st_size
             start = max(0, size - TRANSCRIPT_TAIL_BYTES)
             data = os.pread(fd, size - start, start)
+        except OSError:  # not a regular file (verify reports it)
+            return []
         finally:
             os.close(fd)
         raw = data.split(b"\n")

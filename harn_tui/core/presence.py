@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from harn_tui.core.clock import now, now_iso
 from harn_tui.core.fsio import FILE_MODE, ensure_dir, is_temp_name, remove_stale_temps, temp_path_for
 from harn_tui.core.layout import Layout
+from harn_tui.core.reader_bounds import READ_FLAGS
 
 STALE_AFTER_S = 15.0
 HEARTBEAT_EVERY_S = 3.0
@@ -150,8 +151,8 @@ def _scan(layout: Layout, exclude: str | None, stale_after_s: float, host: str,
 
 
 def _read_one(path: Path) -> Presence | None:
-    try:
-        with open(path, "rb") as handle:
+    try:  # never through a link, never waiting on a pipe (reader_bounds.READ_FLAGS)
+        with os.fdopen(os.open(path, READ_FLAGS), "rb") as handle:
             body = handle.read(MAX_PRESENCE_BYTES + 1)
     except OSError:
         return None

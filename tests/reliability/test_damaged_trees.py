@@ -353,3 +353,30 @@ def test_the_original_root_of_a_goal_with_an_unreadable_goal_json_is_not_standal
         assert code == 5 and "Traceback" not in err, (code, out, err)
         assert str(damage.path) in json.loads(out)["error"]["message"]
         assert k.snapshot(tree.root) == before
+
+
+def test_pipes_and_links_in_presence_and_transcripts_never_block_the_console_model(
+    base: k.BaseTree, tmp_path: Path, figures: Figures,
+) -> None:
+    """A named pipe where a presence heartbeat or a transcript should be used to block the console's reads
+    forever (open waits for a writer); a link was followed out of the tree. Both are skipped now."""
+    from harn_tui.core.console_model import ConsoleModel
+    from harn_tui.core.presence import read_presence
+
+    tree = k.copy_tree(base, tmp_path / "root")
+    layout = tree.layout
+    layout.presence.mkdir(exist_ok=True)
+    os.mkfifo(layout.presence / "mallory@host-1.json")
+    secret = tmp_path / "secret.json"
+    secret.write_text("{}")
+    (layout.presence / "eve@host-2.json").symlink_to(secret)
+    run_id = k.run_ids(layout, tree.investigate)[0]
+    os.mkfifo(layout.run(run_id) / "transcript.jsonl")
+    figures.add(FIGURE, 3)
+    with deadline(10):
+        assert read_presence(layout) == []
+        model = ConsoleModel.load(layout)
+        assert model.transcript_tail(run_id) == []
+        problems = verify_tree(layout)
+    assert named(problems, layout.run(run_id) / "transcript.jsonl")
+    assert named(problems, layout.presence / "eve@host-2.json")
