@@ -162,6 +162,9 @@ class Tree:
         # a top-level directory that is a symbolic link (or no directory): nothing under it is entered
         self._top_problems = {top: problem for top in ("supervisors", "work", "runs", "approvals")
                               if (problem := directory_problem(layout.base / top))}
+        # while `load` runs: the names listed as plain directories under each top-level directory (one scandir
+        # each instead of an lstat per goal, work item, run and approval)
+        self._plain: dict[str, set[str]] = {}
         # path -> file identity when last read, and every log with the work it belongs to: kept by scoped
         # trees only, for `refresh_scoped`
         self._identities: dict[str, FileIdentity | None] | None = None
@@ -173,6 +176,7 @@ class Tree:
     def load(cls, layout: Layout) -> Tree:
         """Load every goal, work item, run proof and approval."""
         tree = cls(layout)
+        tree._plain = {top: _plain_dirs(layout.base / top) for top in ("supervisors", "work", "runs", "approvals")}
         with bulk_allocation(freeze=True):
             for goal_id in _ids_in(layout.supervisors):
                 if aborted_goal(tree.load_goal(goal_id)):
@@ -184,6 +188,7 @@ class Tree:
                 tree.load_approval(approval_id)
             for work in tree.work.values():
                 tree.load_runs_of(work)
+        tree._plain = {}
         return tree
 
     @classmethod
@@ -237,7 +242,7 @@ class Tree:
         directory = self.layout.goal(goal_id)
         goal = GoalFiles(goal_id, directory)
         self.goals[goal_id] = goal
-        linked = self._linked("supervisors", directory) or directory_problem(directory / "plans")
+        linked = self._linked("supervisors", directory, goal_id) or directory_problem(directory / "plans")
         if linked:
             goal.problems["directory"] = linked
         else:
@@ -300,7 +305,7 @@ class Tree:
     def load_work(self, work_id: str) -> WorkFiles:
         work = WorkFiles(work_id, self._work_dir / check_id(work_id, "work id"))
         self.work[work_id] = work
-        linked = self._linked("work", work.directory)
+        linked = self._linked("work", work.directory, work_id)
         if linked:
             work.problems["directory"] = linked
             self.version += 1
@@ -357,7 +362,7 @@ class Tree:
             path = f"{self._runs_dir}{os.sep}{run_id}{os.sep}proof.json"
             try:
                 self._note(path)
-                linked = self._linked("runs", run.directory)
+                linked = self._linked("runs", run.directory, run_id)
                 if linked:
                     raise CorruptJournal(linked)
                 body = read_bytes(path)
@@ -382,7 +387,7 @@ class Tree:
     def load_approval(self, approval_id: str) -> ApprovalFiles:
         approval = ApprovalFiles(approval_id, self.layout.approval(approval_id))
         self.approvals[approval_id] = approval
-        approval.problem = self._linked("approvals", approval.directory)
+        approval.problem = self._linked("approvals", approval.directory, approval_id)
         names = () if approval.problem else (("request.json", ApprovalRequest), ("decision.json", ApprovalDecision))
         for name, model in names:
             path = approval.directory / name
@@ -484,10 +489,15 @@ class Tree:
             if approval.decision is None and file_identity(approval.directory / "decision.json"):
                 self.load_approval(approval.id)
 
-    def _linked(self, top: str, directory: Path | str) -> str | None:
+    def _linked(self, top: str, directory: Path | str, name: str) -> str | None:
         """Why a goal, work, run or approval directory may not be entered (it, or the top-level directory holding
-        it, is a symbolic link or no directory), or None. One `lstat`: links are never followed (SPEC 1)."""
-        return self._top_problems.get(top) or directory_problem(directory)
+        it, is a symbolic link or no directory), or None. One `lstat`, unless `load` listed it as a plain
+        directory: links are never followed (SPEC 1)."""
+        problem = self._top_problems.get(top)
+        if problem is not None:
+            return problem
+        plain = self._plain.get(top)
+        return None if plain is not None and name in plain else directory_problem(directory)
 
     # ----- incremental refresh
 
@@ -646,6 +656,15 @@ def aborted_work(work: WorkFiles) -> bool:
     linked: no intent, no event. Whole-tree readers leave it out; repeating the creation completes it."""
     return (work.intent is None and not work.problems and not work.log.events and not work.log.torn
             and work.log.problem is None and not (work.directory / "intent.json").exists())
+
+
+def _plain_dirs(directory: Path) -> set[str]:
+    """Names of the entries of `directory` that are directories, not links (from the listing, no stat each)."""
+    try:
+        with os.scandir(directory) as entries:
+            return {entry.name for entry in entries if entry.is_dir(follow_symlinks=False)}
+    except OSError:
+        return set()
 
 
 def _ids_in(directory: Path) -> list[str]:
