@@ -4,12 +4,12 @@ Long run (documented in docs/guide/reliability.md), from the repository root:
 
     python -m tests.reliability.soak --seconds 300 --workers 6
 
-Options: `--consoles 2`, `--goals 4` (soak goals at the start), `--spawn-every 15` (every N seconds a fresh
-root, raced as standalone work until a goal adopts it N/2 seconds later, and every other time a standalone
-item: budgets running out never starve the race), `--seed`, `--dir DIR` (kept; default a temporary
-directory, removed when the run is clean). Exit 0 when every invariant held, 1 otherwise; the last line is the
-summary (`race soak: N transitions raced (...); ... 0 violations`). The CI version is
-tests/reliability/test_race_soak.py (about 20 s of racing).
+Options: `--consoles 2`, `--serves 1` (more serve loops race for each goal's supervisor.lock), `--goals 4`
+(soak goals at the start), `--spawn-every 15` (every N seconds a fresh root, raced as standalone work until a
+goal adopts it N/2 seconds later, and every other time a standalone item: budgets running out never starve
+the race), `--seed`, `--dir DIR` (kept; default a temporary directory, removed when the run is clean).
+Exit 0 when every invariant held, 1 otherwise; the last line is the summary (`race soak: N transitions raced
+(...); ... 0 violations`). The CI version is tests/reliability/test_race_soak.py (about 20 s of racing).
 
 What runs, all at once against one tree (built by soak_tree: the demo's goals, each mid-story, plus soak goals
 whose templates pass, fail or park at random):
@@ -94,7 +94,7 @@ def _last_json(path: Path) -> Any:
 
 
 def run_soak(*, seconds: float, workers: int = 6, consoles: int = 2, goals: int = 4, spawn_every: float = 15.0,
-             seed: int = 0, directory: Path | None = None) -> SoakResult:
+             seed: int = 0, directory: Path | None = None, serves: int = 1) -> SoakResult:
     """Build the tree, race for `seconds`, stop everything cleanly, check every invariant."""
     base = directory or Path(tempfile.mkdtemp(prefix="harn-soak-"))
     root, logs = base / "tree", base / "logs"
@@ -102,8 +102,10 @@ def run_soak(*, seconds: float, workers: int = 6, consoles: int = 2, goals: int 
     layout, assets = build_soak_tree(root, goals)
     started = time.monotonic()
     children: dict[str, tuple[subprocess.Popen[bytes], IO[bytes]]] = {}
-    children["serve"] = _start(["-m", "harn_tui", "--root", str(root), "supervisor", "serve", "--wake-interval",
-                                "1"], logs / "serve.out")
+    for number in range(1, serves + 1):
+        name = "serve" if number == 1 else f"serve-{number}"
+        children[name] = _start(["-m", "harn_tui", "--root", str(root), "supervisor", "serve", "--wake-interval",
+                                 "1"], logs / f"{name}.out")
     for number in range(1, consoles + 1):
         name = f"console-{number}"
         children[name] = _start(["-m", "tests.reliability.soak_console", "--root", str(root), "--actor", name,
@@ -135,9 +137,11 @@ def run_soak(*, seconds: float, workers: int = 6, consoles: int = 2, goals: int 
     workers_first = [name for name in children if name.startswith("w")]
     for name in workers_first:
         result.processes[name] = _wait(children[name][0], STOP_WAIT_S)
-    serve = children["serve"][0]
-    serve.send_signal(signal.SIGTERM)
-    result.processes["serve"] = _wait(serve, STOP_WAIT_S)
+    loops = [name for name in children if name.startswith("serve")]
+    for name in loops:
+        children[name][0].send_signal(signal.SIGTERM)
+    for name in loops:
+        result.processes[name] = _wait(children[name][0], STOP_WAIT_S)
     (logs / "quiet").touch()  # the consoles now check their live model against a fresh load
     for name in children:
         if name.startswith("console"):
@@ -165,13 +169,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=300.0)
     parser.add_argument("--workers", type=int, default=6)
     parser.add_argument("--consoles", type=int, default=2)
+    parser.add_argument("--serves", type=int, default=1, help="serve loops (more than one race for each goal's "
+                                                                "supervisor.lock)")
     parser.add_argument("--goals", type=int, default=4)
     parser.add_argument("--spawn-every", type=float, default=15.0)
     parser.add_argument("--seed", type=int, default=int(time.time()) % 10_000)
     parser.add_argument("--dir", type=Path, default=None)
     args = parser.parse_args(argv)
     result = run_soak(seconds=args.seconds, workers=args.workers, consoles=args.consoles, goals=args.goals,
-                      spawn_every=args.spawn_every, seed=args.seed, directory=args.dir)
+                      spawn_every=args.spawn_every, seed=args.seed, directory=args.dir, serves=args.serves)
     for name, output in result.outputs.items():
         print(f"{name} (exit {result.processes.get(name)}): {json.dumps(output)[:300]}")
     for problem in result.process_problems + result.report.violations:
