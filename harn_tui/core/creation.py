@@ -63,7 +63,11 @@ def template_ref(path: str | Path, base: Path | None = None) -> TemplateRef:
     """Freeze a template: absolute path and the sha256 of its bytes now (a missing file is bad input)."""
     resolved = Path(path) if Path(path).is_absolute() else (base or Path.cwd()) / path
     resolved = resolved.resolve()
-    if not resolved.is_file():
+    try:
+        found = resolved.is_file()
+    except OSError as error:  # e.g. a name too long to look up
+        raise UsageError(f"template file {resolved} cannot be read: {error.strerror or error}") from None
+    if not found:
         raise UsageError(f"template file {resolved} does not exist")
     return TemplateRef(path=str(resolved), sha256=sha256_file(resolved))
 

@@ -17,14 +17,23 @@ def find_root(explicit: str | os.PathLike[str] | None = None, start: Path | None
     """`--root`, else `$HARN_ROOT`, else the nearest ancestor holding `.harnery/` (NotFound otherwise)."""
     if explicit is not None or os.environ.get("HARN_ROOT"):
         root = Path(explicit if explicit is not None else os.environ["HARN_ROOT"]).resolve()
-        if not (root / HARNERY).is_dir():
+        if not _holds_tree(root):
             raise NotFound(f"no {HARNERY}/ under {root} (run `harn init` there)")
         return root
     here = (start or Path.cwd()).resolve()
     for candidate in (here, *here.parents):
-        if (candidate / HARNERY).is_dir():
+        if _holds_tree(candidate):
             return candidate
     raise NotFound(f"no {HARNERY}/ found in {here} or any parent (use --root, $HARN_ROOT or `harn init`)")
+
+
+def _holds_tree(directory: Path) -> bool:
+    """Whether `directory/.harnery` is a directory; a path the OS cannot even look up (name too long, no
+    permission) holds none."""
+    try:
+        return (directory / HARNERY).is_dir()
+    except OSError:
+        return False
 
 
 @dataclass(frozen=True)

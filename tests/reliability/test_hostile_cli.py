@@ -410,6 +410,22 @@ def test_odd_team_replanning_and_mission_files(tree: Tree, figures: Figures, tmp
     check(tree, figures, argv, legal=False, rule=lambda m: path in m or "file" in m)
 
 
+@pytest.mark.parametrize("path", ["a" * 300, "a/" * 3000], ids=["name too long", "path too long"])
+def test_paths_too_long_to_look_up(tree: Tree, figures: Figures, path: str) -> None:
+    """ENAMETOOLONG is not 'does not exist' to pathlib: each place a path is looked up says what is wrong."""
+    for argv, code, rule in (
+        (["--root", path, "pending"], 4, "no .harnery/ under"),
+        (["--root", str(tree.root), "work", "create", "T", path, "--objective", "O"], 2, "template file"),
+        (["--root", str(tree.root), "supervisor", "create", "--team", path, "--root-work", WORK], 2, "team file"),
+    ):
+        figures.add("hostile input: CLI arguments tried")
+        out, err = io.StringIO(), io.StringIO()
+        with redirect_stdout(out), redirect_stderr(err):
+            assert main(argv) == code
+        assert err.getvalue().startswith("harn: ") and rule in err.getvalue()
+        tree.unchanged()
+
+
 @pytest.mark.parametrize("verb", [["init"], ["demo", "--no-tui"]])
 @pytest.mark.parametrize("place", ["/dev/null", "FILE", "FILE/below", "/proc/no-such-dir"])
 def test_init_and_demo_into_a_place_that_cannot_hold_a_tree(tree: Tree, figures: Figures, tmp_path: Path,
