@@ -9,6 +9,7 @@ import os
 import signal
 import subprocess
 import threading
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -87,8 +88,9 @@ def run_template(
         _kill_group(process.pid)
         process.wait()
     timed_out = expired.is_set()
+    deadline = time.monotonic() + PUMP_GRACE_S  # one grace for both pipes, held open by an escaped process
     for thread in pumps:
-        thread.join(PUMP_GRACE_S)
+        thread.join(max(0.0, deadline - time.monotonic()))
     if not any(thread.is_alive() for thread in pumps):
         process.stdout.close()
         process.stderr.close()
