@@ -10,6 +10,7 @@ from subprocess import CompletedProcess
 from harn_tui.core.layout import Layout
 from tests.conftest import Harn
 from tests.plan_builders import events_of
+from tests.reliability.conftest import Figures
 
 KILLED = 137
 
@@ -20,8 +21,9 @@ def create_goal(harn: Harn, examples: Path, fault: str | None = None) -> Complet
 
 
 def test_a_supervisor_create_killed_before_goal_json_leaves_nothing_a_reader_reports(
-    harn: Harn, layout: Layout, examples: Path
+    harn: Harn, layout: Layout, examples: Path, figures: Figures
 ) -> None:
+    figures.add("crash matrix: real harn processes killed", 1)
     harn.json("work", "create", "Root", str(examples / "templates" / "implement.py"), "--objective", "Do it.",
               "--id", "root-w")
     assert create_goal(harn, examples, fault="write.link:1").returncode == KILLED
@@ -41,8 +43,9 @@ def work_create(
 
 
 def test_a_work_create_killed_before_intent_json_is_ignored_and_completed_by_the_repeat(
-    harn: Harn, layout: Layout, examples: Path
+    harn: Harn, layout: Layout, examples: Path, figures: Figures
 ) -> None:
+    figures.add("crash matrix: real harn processes killed", 1)
     assert work_create(harn, examples, fault="lease.acquired:1").returncode == KILLED
     assert layout.work("w-new").is_dir()
     assert harn.json("verify") == {"ok": True, "problems": []}
@@ -52,8 +55,9 @@ def test_a_work_create_killed_before_intent_json_is_ignored_and_completed_by_the
 
 
 def test_a_work_create_killed_between_intent_and_work_created_is_completed_once_by_the_same_request(
-    harn: Harn, layout: Layout, examples: Path
+    harn: Harn, layout: Layout, examples: Path, figures: Figures
 ) -> None:
+    figures.add("crash matrix: real harn processes killed", 1)
     assert work_create(harn, examples, fault="append.write:1").returncode == KILLED
     assert (layout.work("w-new") / "intent.json").is_file()
     other = work_create(harn, examples, objective="Something else.")
@@ -66,8 +70,9 @@ def test_a_work_create_killed_between_intent_and_work_created_is_completed_once_
 
 
 def test_an_attempt_start_killed_before_its_manifest_leaves_a_run_directory_verify_ignores(
-    harn: Harn, layout: Layout, examples: Path
+    harn: Harn, layout: Layout, examples: Path, figures: Figures
 ) -> None:
+    figures.add("crash matrix: real harn processes killed", 1)
     assert work_create(harn, examples).returncode == 0
     killed = harn("work", "run", "w-new", "--json", env={"HARN_FAULT": "write.temp:1"})
     assert killed.returncode == KILLED
