@@ -13,6 +13,7 @@ from filelock import FileLock, Timeout
 from harn_tui.core.errors import CorruptJournal, Refused
 from harn_tui.core.faults import fault_point
 from harn_tui.core.fsio import FILE_MODE, ensure_dir
+from harn_tui.core.reader_bounds import directory_problem
 
 DEFAULT_TIMEOUT_S = 30.0
 
@@ -30,6 +31,7 @@ def lease_timeout() -> float:
 def hold_lease(path: Path, what: str, timeout: float | None = None) -> Iterator[None]:
     """Hold the lease at `path`, waiting up to `timeout` seconds; a lease still busy is a refusal.
     Fault points `lease.acquire`, `lease.acquired`, `lease.release`, `lease.released`."""
+    _require_plain_parents(path)
     ensure_dir(path.parent)
     lock = FileLock(str(path), mode=FILE_MODE, thread_local=False)
     wait = lease_timeout() if timeout is None else timeout
@@ -53,6 +55,7 @@ class HeldLease:
     """A lease held for a long time (a run's life, a supervisor loop); `release()` when done."""
 
     def __init__(self, path: Path, what: str, timeout: float = 0.0) -> None:
+        _require_plain_parents(path)
         ensure_dir(path.parent)
         self._lock = FileLock(str(path), mode=FILE_MODE, thread_local=False)
         fault_point("lease.acquire")
@@ -68,6 +71,14 @@ class HeldLease:
         fault_point("lease.release")
         self._lock.release()
         fault_point("lease.released")
+
+
+def _require_plain_parents(path: Path) -> None:
+    """A lease's directory (`<goal>`, `work/<id>`, `runs/<id>`) and the one holding it are never reached through a
+    link: the lease (and any directory made for it) would be created outside the tree. CorruptJournal (5)."""
+    problem = directory_problem(path.parent) or directory_problem(path.parent.parent)
+    if problem is not None:
+        raise CorruptJournal(problem)
 
 
 def _lease_problem(path: Path, error: OSError) -> str:

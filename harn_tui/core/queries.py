@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 from harn_tui.core.errors import CorruptJournal, NotFound
@@ -10,6 +11,7 @@ from harn_tui.core.ids import check_id
 from harn_tui.core.journal import read_json
 from harn_tui.core.layout import Layout
 from harn_tui.core.projection import GoalView, PlanView, WorkResolver, WorkView, project_goal
+from harn_tui.core.reader_bounds import directory_problem
 from harn_tui.core.transitions.scope import owning_goal
 from harn_tui.core.tree import Tree
 
@@ -65,10 +67,18 @@ def with_torn_logs(tree: Tree, goal: GoalView) -> GoalView:
 def show_goal(layout: Layout, goal_id: str) -> GoalView:
     """Goal-scoped: reads only this goal and the work it governs. NotFound (4) or CorruptJournal (5)."""
     check_id(goal_id, "goal id")
+    _require_plain(layout.goal(goal_id))
     if not (layout.goal(goal_id)).is_dir():
         raise NotFound(f"goal {goal_id} does not exist")
     tree = Tree.load_scoped(layout, goal_id)
     return with_torn_logs(tree, project_goal(tree, goal_id))
+
+
+def _require_plain(directory: Path) -> None:
+    """An addressed goal or work directory that is a link (even a dangling one) or no directory is damage (5)."""
+    problem = directory_problem(directory)
+    if problem is not None:
+        raise CorruptJournal(problem)
 
 
 def require_readable(view: GoalView) -> GoalView:
@@ -121,6 +131,7 @@ def load_work_view(layout: Layout, work_id: str) -> tuple[Tree, WorkView, str | 
     The addressed work unreadable is CorruptJournal (5); work whose goal is unreadable still shows, with its goal.
     """
     check_id(work_id, "work id")
+    _require_plain(layout.work(work_id))
     if not layout.work(work_id).is_dir():
         raise NotFound(f"work {work_id} does not exist")
     tree = Tree.load(layout)

@@ -648,7 +648,8 @@ def aborted_goal(goal: GoalFiles) -> bool:
     """A goal directory whose `supervisor create` died before `goal.json` was linked: no goal.json, no plan.
     Whole-tree readers leave it out, as SPEC 2 does for a plan directory without request.json; the same
     `supervisor create --id` completes it."""
-    return goal.intent is None and not goal.plans and not (goal.directory / "goal.json").exists()
+    return (goal.intent is None and not goal.plans and "directory" not in goal.problems
+            and not os.path.lexists(goal.directory / "goal.json"))
 
 
 def aborted_work(work: WorkFiles) -> bool:

@@ -216,6 +216,16 @@ def symlink_out(path: Path, outside: Path) -> Damage:
     return Damage("symlink outside", path, reported=True)
 
 
+def dangling_link(path: Path, outside: Path) -> Damage:
+    """A file or directory replaced by a link to nothing (an aborted creation has no such entry: this is damage)."""
+    if path.is_dir():
+        shutil.rmtree(path)
+    else:
+        path.unlink()
+    path.symlink_to(outside / "nowhere")
+    return Damage("dangling link", path, reported=True)
+
+
 def directory_instead(path: Path) -> Damage:
     path.unlink()
     path.mkdir()

@@ -83,10 +83,13 @@ def corruption(data: st.DataObject, tree: k.BaseTree, outside: Path) -> k.Damage
     files = k.damaged_goal_files(tree)
     choice = data.draw(st.sampled_from(["file"] * 6 + ["directory"]), label="target kind")
     if choice == "directory":
-        return k.linked_directory(data.draw(st.sampled_from(k.damaged_goal_dirs(tree)), label="dir"), outside)
+        directory = data.draw(st.sampled_from(k.damaged_goal_dirs(tree)), label="dir")
+        if data.draw(st.booleans(), label="dangling"):
+            return k.dangling_link(directory, outside)
+        return k.linked_directory(directory, outside)
     path = data.draw(st.sampled_from(files), label="file")
-    kinds: list[str] = ["truncate", "bit flip", "delete", "wrong schema", "garbage", "symlink", "directory",
-                        "fifo", "sparse", "huge line"]
+    kinds: list[str] = ["truncate", "bit flip", "delete", "wrong schema", "garbage", "symlink", "dangling link",
+                        "directory", "fifo", "sparse", "huge line"]
     if k.is_log(path):
         kinds += ["duplicate", "reorder", "drop line"] * 2
     kind = data.draw(st.sampled_from(kinds), label="corruption")
@@ -102,6 +105,8 @@ def corruption(data: st.DataObject, tree: k.BaseTree, outside: Path) -> k.Damage
         return k.garbage(path, data.draw(st.binary(min_size=0, max_size=512), label="noise"))
     if kind == "symlink":
         return k.symlink_out(path, outside)
+    if kind == "dangling link":
+        return k.dangling_link(path, outside)
     if kind == "directory":
         return k.directory_instead(path)
     if kind == "fifo":
@@ -130,6 +135,16 @@ WRITES: list[tuple[str, Callable[[k.BaseTree], object]]] = [
 ]
 
 
+def goal_state(tree: k.BaseTree) -> tuple[str, str]:
+    """(state, reason) of the damaged goal as `supervisor show` reads it; an addressed goal directory that is
+    itself damaged (a link) is refused before any read: corrupt, with the message."""
+    try:
+        view = show_goal(tree.layout, k.DAMAGED)
+    except CorruptJournal as error:
+        return "corrupt", error.message
+    return view.state, view.reason
+
+
 def check_damaged_tree(tree: k.BaseTree, damage: k.Damage, outside: Path, sound: dict[str, Any]) -> None:
     """Everything a user would notice about one damaged tree, read in this process."""
     layout = tree.layout
@@ -137,15 +152,15 @@ def check_damaged_tree(tree: k.BaseTree, damage: k.Damage, outside: Path, sound:
         problems = verify_tree(layout)
         listed = list_goals(layout)
         pending(layout)
-        damaged = show_goal(layout, k.DAMAGED)
+        state, reason = goal_state(tree)
         assert show_goal(layout, k.SOUND).to_json() == sound, "the sound goal beside the damaged one changed"
     assert [g["id"] for g in listed["goals"]] == [k.DAMAGED, k.SOUND]
     if damage.reported:
         assert named(problems, damage.path), (damage, problems)
     if damage.corrupts_goal:
-        assert damaged.state == "corrupt", (damage, damaged.reason)
-        assert str(damage.path) in damaged.reason, (damage, damaged.reason)
-    if damaged.state != "corrupt":
+        assert state == "corrupt", (damage, reason)
+        assert str(damage.path) in reason, (damage, reason)
+    if state != "corrupt":
         return
     before = k.snapshot(tree.root), k.snapshot(outside)
     for name, write in WRITES:
@@ -187,6 +202,7 @@ MATRIX_KINDS: dict[str, Callable[[Path, Path], k.Damage]] = {
     "garbage": lambda p, o: k.garbage(p, b"\x00\x01binary\xfe"),
     "wrong schema": lambda p, o: k.wrong_schema(p, 2),
     "symlink": k.symlink_out,
+    "dangling link": k.dangling_link,
     "directory": lambda p, o: k.directory_instead(p),
     "fifo": lambda p, o: k.fifo_instead(p),
     "sparse": lambda p, o: k.sparse(p),
@@ -211,6 +227,7 @@ def test_every_corruption_of_every_record_kind(
     for directory in k.damaged_goal_dirs(base):
         rel = directory.relative_to(base.root)
         cases.append((f"linked {rel}", lambda t, o, rel=rel: k.linked_directory(t.root / rel, o)))
+        cases.append((f"dangling {rel}", lambda t, o, rel=rel: k.dangling_link(t.root / rel, o)))
     for number, (_label, corrupt) in enumerate(cases):
         scratch = tmp_path / f"case-{number}"
         tree = k.copy_tree(base, scratch / "root")
@@ -240,12 +257,12 @@ def test_huge_files_are_reported_in_bounded_memory(
     try:
         with deadline(10):
             problems = verify_tree(layout)
-            view = show_goal(layout, k.DAMAGED)
+            state, _ = goal_state(tree)
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
     assert named(problems, damage.path)
-    assert (view.state == "corrupt") == damage.corrupts_goal
+    assert (state == "corrupt") == damage.corrupts_goal
     # a 3 GiB file is never read; a 5 MiB line in a log is read at most one 4 MiB piece at a time; a 5 MiB
     # record is under the 64 MiB record limit, so it is read (and refused by validation) once
     limit = 4 * k.MIB if corrupt == "sparse" else 24 * k.MIB

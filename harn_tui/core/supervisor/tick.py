@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from harn_tui.core.errors import CorruptJournal, NotFound, Refused
 from harn_tui.core.faults import fault_point
 from harn_tui.core.held import scoped_tree
@@ -18,6 +20,7 @@ from harn_tui.core.planning import (
 )
 from harn_tui.core.projection import GoalView, project_goal
 from harn_tui.core.queries import with_torn_logs
+from harn_tui.core.reader_bounds import directory_problem
 from harn_tui.core.runner import PreparedAttempt
 from harn_tui.core.supervisor.dispatch import TreeStarter, dispatch_cycle, needs_acceptance, prepare_jobs, run_jobs
 from harn_tui.core.supervisor.report import TickReport, stop_reason_for
@@ -26,8 +29,13 @@ from harn_tui.core.writer import SUPERVISOR_ACTOR
 
 
 def require_goal(layout: Layout, goal_id: str) -> None:
+    """The goal exists (4 if not); a goal directory that is a link is damage (5) before any lock is taken in it.
+    A goal.json that is anything but missing is read (and reported) by the tick itself."""
     check_id(goal_id, "goal id")
-    if not (layout.goal(goal_id) / "goal.json").is_file():
+    linked = directory_problem(layout.goal(goal_id)) or directory_problem(layout.supervisors)
+    if linked is not None:
+        raise CorruptJournal(linked)
+    if not os.path.lexists(layout.goal(goal_id) / "goal.json"):
         raise NotFound(f"goal {goal_id} does not exist")
 
 

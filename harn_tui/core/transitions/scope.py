@@ -51,15 +51,17 @@ def owning_goal(layout: Layout, work_id: str, *, fail_closed: bool = False) -> s
     closures: dict[str, set[str]] = {}
     unreadable: list[Path] = []
     for goal_id in _goal_ids(layout):
-        path = layout.goal(goal_id) / "goal.json"
-        goal = _read_json(path)
-        if not isinstance(goal, dict) and (os.path.lexists(path) or _has_entries(path.parent / "plans")):
-            unreadable.append(path)
+        directory = layout.goal(goal_id)
+        path = directory / "goal.json"
+        linked = os.path.islink(directory)
+        goal = None if linked else _read_json(path)
+        if not isinstance(goal, dict) and (linked or os.path.lexists(path) or _has_entries(directory / "plans")):
+            unreadable.append(directory if linked else path)
         root = goal.get("root_work_id") if isinstance(goal, dict) else None
         if isinstance(root, str) and work_id in _closure(layout, root, closures):
             return goal_id
     if fail_closed and unreadable:
-        raise CorruptJournal(f"{unreadable[0]}: unreadable, so whether its goal governs work {work_id} is unknown")
+        raise CorruptJournal(f"{unreadable[0]}: unreadable, so whether that goal governs work {work_id} is unknown")
     return None
 
 
@@ -74,7 +76,8 @@ def _has_entries(directory: Path) -> bool:
 
 def _goal_ids(layout: Layout) -> list[str]:
     try:
-        return sorted(p.name for p in layout.supervisors.iterdir() if is_valid_id(p.name) and p.is_dir())
+        names = layout.supervisors.iterdir()
+        return sorted(p.name for p in names if is_valid_id(p.name) and (p.is_dir() or p.is_symlink()))
     except FileNotFoundError:
         return []
 
