@@ -11,6 +11,8 @@ import os
 import shutil
 from pathlib import Path
 
+import pytest
+
 from harn_tui.core.journal import JsonlTail
 from harn_tui.core.layout import Layout
 from harn_tui.core.leases import hold_lease
@@ -26,6 +28,7 @@ from tests.reliability.soak_tree import build_soak_tree
 SECONDS = float(os.environ.get("HARN_SOAK_SECONDS", "20"))
 
 
+@pytest.mark.timeout(SECONDS + 280)  # ~40 s on 2 idle cores; a loaded runner is slower to start 9 processes
 def test_racing_transitions_lose_nothing_double_nothing_and_let_nothing_through(
     tmp_path: Path, figures: Figures
 ) -> None:
