@@ -46,6 +46,7 @@ from harn_tui.core.leases import HeldLease
 from harn_tui.core.manifest import build_manifest
 from harn_tui.core.projection import WorkResolver
 from harn_tui.core.proof_intake import APPROVAL_REQUEST, PROOF, Verdict, judge
+from harn_tui.core.reader_bounds import directory_problem
 from harn_tui.core.records import ApprovalRequest, AttemptFinished, AttemptResumed, AttemptStarted, WorkIntent
 from harn_tui.core.template_digest import check_template_digest
 from harn_tui.core.template_process import run_template
@@ -210,6 +211,9 @@ def _state_after(tree: Tree, work_id: str) -> tuple[str, str]:
 
 
 def _new_run_dir(layout: Layout) -> tuple[str, Path]:
+    linked = directory_problem(layout.runs)  # a linked runs/ would put the run (and its scratch) outside the tree
+    if linked is not None:
+        raise CorruptJournal(linked)
     ensure_dir(layout.runs)
     for _ in range(RUN_ID_TRIES):
         run_id = new_run_id(now())

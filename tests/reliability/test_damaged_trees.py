@@ -397,3 +397,31 @@ def test_pipes_and_links_in_presence_and_transcripts_never_block_the_console_mod
         problems = verify_tree(layout)
     assert named(problems, layout.run(run_id) / "transcript.jsonl")
     assert named(problems, layout.presence / "eve@host-2.json")
+
+
+@pytest.mark.parametrize("top", ["work", "runs", "supervisors"])
+def test_a_linked_top_level_directory_is_never_entered(
+    base: k.BaseTree, tmp_path: Path, figures: Figures, top: str,
+) -> None:
+    """`.harnery/work` (or runs/, supervisors/) replaced by a link to an identical copy outside: reported, nothing
+    read through it, every write refused, nothing written on either side."""
+    tree = k.copy_tree(base, tmp_path / "root")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    damage = k.linked_directory(tree.layout.base / top, outside)
+    figures.add(FIGURE)
+    with deadline():
+        problems = verify_tree(tree.layout)
+        state, reason = goal_state(tree)
+    assert named(problems, damage.path), problems
+    if top != "runs":  # a goal's own records are reached through work/ and supervisors/; proofs through runs/
+        assert state == "corrupt" and str(damage.path) in reason, reason
+    before = k.snapshot(tree.root), k.snapshot(outside)
+    for name, write in WRITES:
+        with deadline(), contextlib.suppress(HarnError):
+            write(tree)
+            assert top == "runs", f"{name} was not refused with {top}/ linked"
+    if top == "runs":  # the goal's own records are sound: its legal writes apply, none goes through the link
+        assert k.snapshot(outside) == before[1]
+    else:
+        assert (k.snapshot(tree.root), k.snapshot(outside)) == before
