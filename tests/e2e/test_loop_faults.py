@@ -25,7 +25,8 @@ TICK_POINTS = [point for point in FAULT_POINTS if point.startswith("tick.")]
 def test_every_tick_phase_has_a_fault_point() -> None:
     assert TICK_POINTS == [
         "tick.start", "tick.plan_request", "tick.planner_called", "tick.reviewers_called", "tick.plan_recorded",
-        "tick.plan_applied", "tick.attempt_started", "tick.attempt_process_started", "tick.attempt_finished", "tick.accept", "tick.end",
+        "tick.plan_applied", "tick.attempt_started", "tick.attempt_process_started", "tick.attempt_finished",
+        "tick.accept", "tick.end",
     ]
 
 
