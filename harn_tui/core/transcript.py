@@ -20,7 +20,9 @@ from pathlib import Path
 from typing import BinaryIO
 
 from harn_tui.core.clock import now_iso
+from harn_tui.core.errors import CorruptJournal
 from harn_tui.core.fsio import FILE_MODE, complete_length
+from harn_tui.core.reader_bounds import os_problem
 
 MAX_LINE_CHARS = 4000
 MAX_LINE_BYTES = MAX_LINE_CHARS * 4
@@ -46,8 +48,11 @@ class TranscriptWriter:
     """Appends transcript lines from several reader threads; `seq` continues an existing transcript (a resume)."""
 
     def __init__(self, path: Path, cap_bytes: int | None = None) -> None:
+        try:  # never through a link (a resumed run appends to an existing transcript)
+            self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC, FILE_MODE)
+        except OSError as error:
+            raise CorruptJournal(os_problem(path, error)) from None
         good, size = complete_length(path)
-        self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, FILE_MODE)
         if good != size:
             os.ftruncate(self._fd, good)
         self._seq = _count_lines(path)

@@ -42,7 +42,7 @@ from tests.conftest import harn_env
 from tests.reliability import damage_kit as k
 from tests.reliability.conftest import Figures
 
-EXAMPLES = int(os.environ.get("HARN_FUZZ_EXAMPLES", "120"))
+EXAMPLES = int(os.environ.get("HARN_FUZZ_EXAMPLES", "250"))
 HANG_S = 20.0
 FIGURE = "damaged trees: corruptions tried"
 
@@ -425,3 +425,18 @@ def test_a_linked_top_level_directory_is_never_entered(
         assert k.snapshot(outside) == before[1]
     else:
         assert (k.snapshot(tree.root), k.snapshot(outside)) == before
+
+
+def test_a_resumed_transcript_is_never_appended_through_a_link(tmp_path: Path, figures: Figures) -> None:
+    """A parked run resumes by appending to its transcript; a transcript replaced by a link out of the tree is
+    refused (5) and the link's target is untouched."""
+    from harn_tui.core.transcript import TranscriptWriter
+
+    target = tmp_path / "elsewhere.txt"
+    target.write_bytes(b"keep me")
+    link = tmp_path / "transcript.jsonl"
+    link.symlink_to(target)
+    figures.add(FIGURE)
+    with pytest.raises(CorruptJournal, match="symbolic link"):
+        TranscriptWriter(link)
+    assert target.read_bytes() == b"keep me"
