@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -56,6 +58,7 @@ class Context:
         """Run one probe of `benchmarks.probes` in a fresh interpreter and return its JSON."""
         result = subprocess.run(
             [sys.executable, "-m", "benchmarks.probes", name, str(root)],
+            env={**os.environ, "BENCH_SPAWNED_AT": repr(time.time())},
             cwd=REPO,
             capture_output=True,
             text=True,

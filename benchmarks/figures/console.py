@@ -20,6 +20,7 @@ from benchmarks.table import Figure, ms
 
 COLUMNS, ROWS = 120, 40
 FIRST_PAINT_SLACK_S = 0.5
+PAINT_ROUNDS = 5
 KEYPRESS_S = 0.020
 WATCH_MEDIAN_S, WATCH_P95_S = 0.100, 0.250
 MEMORY_MB = 500
@@ -159,22 +160,41 @@ def model_latencies(ctx: Context, count: int) -> list[float]:
         watcher.close()
 
 
+def sign(seconds: float) -> str:
+    return f"+ {ms(seconds)}" if seconds >= 0 else f"- {ms(-seconds)}"
+
+
+def first_paint(session: PtySession, number: int, frontier_title: str) -> float:
+    """Seconds from spawning the console to the goal list and the goal's graph shown."""
+    painted = session.wait_for(
+        lambda: f"Synthetic goal {number}" in (text := session.text()) and frontier_title in text, 600
+    )
+    if painted is None:
+        raise TimeoutError("the console never showed its panels")
+    return painted - session.started
+
+
 def measure(ctx: Context) -> list[Figure]:
     generated = ctx.tree(ctx.large)
     goal = generated.goals_of_kind("review")[0]
     number = generated.targets["goals"].index(goal)
     frontier_title = "Generation 4 step"
-    cold = ctx.shared.get("cold_load_s")
-    if cold is None:
-        cold = statistics.median(float(ctx.probe("cold-load", generated.root)["seconds"]) for _ in range(2))
+    # First paint against the cold load, both timed from their process's spawn (interpreter start and imports
+    # are in both), in pairs (a probe, then a console start), so a machine busy for a while slows both sides
+    # of a pair: the judged figure is the median of the differences.
+    colds: list[float] = []
+    paints: list[float] = []
+    for _ in range(PAINT_ROUNDS - 1):
+        colds.append(float(ctx.probe("cold-load", generated.root)["since_spawn_seconds"]))
+        warmup = spawn(ctx, generated.root)
+        try:
+            paints.append(first_paint(warmup, number, frontier_title))
+        finally:
+            warmup.close()
+    colds.append(float(ctx.probe("cold-load", generated.root)["since_spawn_seconds"]))
     session = spawn(ctx, generated.root)
     try:
-        painted = session.wait_for(
-            lambda: f"Synthetic goal {number}" in (text := session.text()) and frontier_title in text, 600
-        )
-        if painted is None:
-            raise TimeoutError("the console never showed its panels")
-        first_paint = painted - session.started
+        paints.append(first_paint(session, number, frontier_title))
         settle(session)
         moves = keypresses(session, KEYS["graph"], 1)
         moves = keypresses(session, KEYS["down"], ctx.repeats)
@@ -185,16 +205,20 @@ def measure(ctx: Context) -> list[Figure]:
         peak_mb = session.peak_rss_kb() / 1024
     finally:
         session.close()
+    over = statistics.median(paint - cold for paint, cold in zip(paints, colds, strict=True))
+    paint, cold = statistics.median(paints), statistics.median(colds)
     keys = Samples(tuple(moves))
     screen = Samples(tuple(latencies))
     watch = Samples(tuple(model_latencies(ctx, max(ctx.repeats * 2, 4))))
     live = statistics.median(written)
     large = ctx.large
     return [
-        Figure(f"console first paint, panels filled ({large})", ms(first_paint), f"{ms(cold)} + 0.5 s", None,
-               "<= cold load + 0.5 s", ctx.judge(first_paint <= cold + FIRST_PAINT_SLACK_S),
-               note="from spawning `harn tui` on a pty (interpreter start and imports included) to goals and graph "
-                    "shown; baseline is the cold-load figure"),
+        Figure(f"console first paint, panels filled ({large})", f"{ms(paint)} (cold load {sign(over)})",
+               f"{ms(cold)}", None, "<= cold load + 0.5 s", ctx.judge(over <= FIRST_PAINT_SLACK_S),
+               note=f"from spawning `harn tui` on a pty (interpreter start and imports included) to goals and graph "
+                    f"shown, against a fresh process's cold load + project, also from its spawn (interpreter start and "
+                    f"core imports in both); {PAINT_ROUNDS} pairs, each a probe then a console start; judged on the "
+                    "median of the pairs' differences"),
         Figure(f"keypress -> re-render, graph and plan lists ({large})", ms(keys.median), "-", None,
                f"median <= {KEYPRESS_S * 1000:g} ms", ctx.judge(keys.median <= KEYPRESS_S),
                note=f"{len(keys.values)} down-arrows on a 120x40 pty: key written -> last byte of the new frame"),
