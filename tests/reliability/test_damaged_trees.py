@@ -357,19 +357,35 @@ async def test_console_shows_the_damaged_goal_as_corrupt(
         assert "corrupt" not in goals.get_row(k.SOUND)[0].plain
 
 
-def test_the_original_root_of_a_goal_with_an_unreadable_goal_json_is_not_standalone(
-    base: k.BaseTree, tmp_path: Path, figures: Figures,
+def rename_in(path: Path, old: bytes, new: bytes) -> k.Damage:
+    path.write_bytes(path.read_bytes().replace(old, new, 1))
+    return k.Damage("edited", path, reported=True)
+
+
+ORPHANING = {
+    "garbage": lambda t: k.garbage(t.layout.goal(k.DAMAGED) / "goal.json", b"x"),
+    "root key renamed": lambda t: rename_in(t.layout.goal(k.DAMAGED) / "goal.json", b'"root_work_id"',
+                                            b'"root_work_hd"'),
+    "root names no work": lambda t: rename_in(t.layout.goal(k.DAMAGED) / "goal.json", b'"work-a-root"',
+                                              b'"work-c-root"'),
+}
+
+
+@pytest.mark.parametrize("case", sorted(ORPHANING))
+def test_the_original_root_of_a_goal_with_a_damaged_goal_json_is_not_standalone(
+    base: k.BaseTree, tmp_path: Path, figures: Figures, case: str,
 ) -> None:
-    """Bug found here: with goal.json unreadable nothing said the goal governs its original root, so the root was
-    treated as standalone work and `work reopen` appended to it under its own lease. Now it is refused (5)."""
+    """Bug found here: with goal.json unreadable (or parsing but damaged: a renamed key, a root naming no work),
+    nothing said the goal governs its original root, so the root was treated as standalone work and
+    `work reopen` appended to it under its own lease. Now it is refused (5) naming goal.json."""
     tree = k.copy_tree(base, tmp_path / "root")
-    for damage in (k.garbage(tree.layout.goal(k.DAMAGED) / "goal.json", b"x"),):
-        figures.add(FIGURE)
-        before = k.snapshot(tree.root)
-        code, out, err, _ = harn_run(tree.root, "work", "reopen", tree.damaged_root, "--json")
-        assert code == 5 and "Traceback" not in err, (code, out, err)
-        assert str(damage.path) in json.loads(out)["error"]["message"]
-        assert k.snapshot(tree.root) == before
+    damage = ORPHANING[case](tree)
+    figures.add(FIGURE)
+    before = k.snapshot(tree.root)
+    code, out, err, _ = harn_run(tree.root, "work", "reopen", tree.damaged_root, "--json")
+    assert code == 5 and "Traceback" not in err, (code, out, err)
+    assert str(damage.path) in json.loads(out)["error"]["message"]
+    assert k.snapshot(tree.root) == before
 
 
 def test_pipes_and_links_in_presence_and_transcripts_never_block_the_console_model(

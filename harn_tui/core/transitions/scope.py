@@ -16,12 +16,12 @@ from pathlib import Path
 from harn_tui.core.errors import CorruptJournal, NotFound
 from harn_tui.core.held import scoped_tree
 from harn_tui.core.ids import check_id, is_valid_id
-from harn_tui.core.journal import read_bytes
+from harn_tui.core.journal import read_bytes, read_record
 from harn_tui.core.layout import Layout
 from harn_tui.core.leases import hold_lease
 from harn_tui.core.projection import GoalView, WorkResolver, WorkView, project_goal
 from harn_tui.core.reader_bounds import directory_problem
-from harn_tui.core.records import AttemptFinished
+from harn_tui.core.records import AttemptFinished, GoalIntent
 from harn_tui.core.transitions.lost import repair_lost_attempts
 from harn_tui.core.tree import GoalFiles, PlanFiles, Tree, WorkFiles
 
@@ -49,20 +49,40 @@ def owning_goal(layout: Layout, work_id: str, *, fail_closed: bool = False) -> s
             if is_valid_id(goal_id) and os.path.lexists(layout.goal(goal_id)):
                 return goal_id
     closures: dict[str, set[str]] = {}
-    unreadable: list[Path] = []
+    unreadable: list[str] = []
     for goal_id in _goal_ids(layout):
-        directory = layout.goal(goal_id)
-        path = directory / "goal.json"
-        linked = os.path.islink(directory)
-        goal = None if linked else _read_json(path)
-        if not isinstance(goal, dict) and (linked or os.path.lexists(path) or _has_entries(directory / "plans")):
-            unreadable.append(directory if linked else path)
-        root = goal.get("root_work_id") if isinstance(goal, dict) else None
-        if isinstance(root, str) and work_id in _closure(layout, root, closures):
+        root, problem = _goal_root(layout, goal_id)
+        if problem is not None:
+            unreadable.append(problem)
+        if root is not None and work_id in _closure(layout, root, closures):
             return goal_id
     if fail_closed and unreadable:
-        raise CorruptJournal(f"{unreadable[0]}: unreadable, so whether that goal governs work {work_id} is unknown")
+        raise CorruptJournal(f"{unreadable[0]}; so whether that goal governs work {work_id} is unknown")
     return None
+
+
+def _goal_root(layout: Layout, goal_id: str) -> tuple[str | None, str | None]:
+    """(original root work id, why the goal's own record cannot say which work it governs). The record is
+    validated, not only parsed: a damaged goal.json that still parses (a renamed key, a root that names no
+    work) is no evidence that its root is standalone. An aborted creation (no goal.json, no plan) is neither."""
+    directory = layout.goal(goal_id)
+    path = directory / "goal.json"
+    if os.path.islink(directory):
+        return None, f"{directory}: a symbolic link"
+    if not os.path.lexists(path) and not _has_entries(directory / "plans"):
+        return None, None
+    try:
+        goal = read_record(path, GoalIntent)
+    except CorruptJournal as error:  # the root it names, if any, still counts (readers show work with its goal)
+        raw = _read_json(path)
+        root = raw.get("root_work_id") if isinstance(raw, dict) else None
+        return (root if isinstance(root, str) else None), error.message
+    root = goal.root_work_id
+    if goal.id != goal_id:
+        return root, f"{path}: id {goal.id!r} does not match its directory"
+    if root is not None and not os.path.lexists(layout.work(root)):
+        return root, f"{path}: its root work {root} does not exist"
+    return root, None
 
 
 def _has_entries(directory: Path) -> bool:
