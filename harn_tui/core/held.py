@@ -49,10 +49,13 @@ HELD = HeldTrees()
 
 
 @contextlib.contextmanager
-def scoped_tree(layout: Layout, goal_id: str) -> Iterator[Tree]:
-    """The goal's scoped tree as `Tree.load_scoped` would read it now; kept for the next caller afterwards."""
+def scoped_tree(layout: Layout, goal_id: str, deciding: bool = True) -> Iterator[Tree]:
+    """The goal's scoped tree as `Tree.load_scoped` would read it now; kept for the next caller afterwards.
+
+    A caller that only reports (decides and writes nothing on this read) passes `deciding=False`: its logs are
+    checked, the records it read before trusted (`Tree.refresh_scoped(records=False)`)."""
     tree = HELD.take(layout, goal_id)
-    if tree is None or not tree.refresh_scoped(goal_id):
+    if tree is None or not tree.refresh_scoped(goal_id, records=deciding):
         tree = Tree.load_scoped(layout, goal_id)
     yield tree
     HELD.give_back(layout, goal_id, tree)

@@ -182,7 +182,8 @@ class PreparedAttempt:
         return approval_id
 
     def _finish(self, verdict: Verdict, approval_id: str | None) -> AttemptResult:
-        with work_lease(self.layout, self.work_id, self.goal_id) as (tree, owner):
+        # recording the outcome decides nothing on the goal's records (it is recorded even on a damaged goal)
+        with work_lease(self.layout, self.work_id, self.goal_id, deciding=False) as (tree, owner):
             repair_lost_attempts(tree, governed_by_lease(tree, self.work_id, owner))
             append_event(
                 tree.work[self.work_id].log, AttemptFinished, self.actor, run_id=self.run_id,

@@ -431,7 +431,7 @@ class Tree:
             self._identities[key] = file_identity(key)
         return log.refresh()
 
-    def refresh_scoped(self, goal_id: str) -> bool:
+    def refresh_scoped(self, goal_id: str, records: bool = True) -> bool:
         """Bring a tree from `load_scoped(goal_id)` up to date with the disk, in place; False when it cannot be
         reused (a record it read has changed, or the goal or an item is unreadable): load the goal again then.
 
@@ -441,12 +441,16 @@ class Tree:
         that changed is damage or a replacement, and the tree is not reused. Records that were missing are
         tried again, leases re-probed, and anything new the goal now names (plans, work, runs, approvals) is
         loaded. The result is the tree `load_scoped` would read now, at the cost of a `stat` per file.
+
+        With `records` false (a read that decides nothing, such as the goal document a tick reports) only the
+        logs are checked: records read before are trusted until the next deciding read checks them.
         """
         identities = self._identities
         goal = self.goals.get(goal_id)
         if identities is None or goal is None or goal.intent is None or goal.problems:
             return False
-        for path, known in list(identities.items()):
+        checked = identities if records else {path: identities.get(path) for path in self._logs}
+        for path, known in list(checked.items()):
             if file_identity(path) == known:
                 continue
             held = self._logs.get(path)

@@ -218,9 +218,13 @@ def _work_view(tree: Tree, work_id: str, goal: GoalView | None) -> WorkView:
 
 
 @contextlib.contextmanager
-def work_lease(layout: Layout, work_id: str, goal_id: str | None = None) -> Iterator[tuple[Tree, str | None]]:
+def work_lease(
+    layout: Layout, work_id: str, goal_id: str | None = None, deciding: bool = True
+) -> Iterator[tuple[Tree, str | None]]:
     """Hold the lease governing `work_id` (its goal's, else its own) and yield the tree re-read under it with
-    the owning goal's id; no projection, so a writer can still record what it must on a damaged goal.
+    the owning goal's id; no projection, so a writer can still record what it must on a damaged goal. A writer
+    that only records an outcome (an attempt's finish) passes `deciding=False`: logs are checked, records read
+    before trusted (see `held.scoped_tree`).
 
     `goal_id` names the goal explicitly (the supervisor knows it); otherwise the owner is looked up, and looked
     up again under the lease in case a goal adopted the work in between.
@@ -235,7 +239,7 @@ def work_lease(layout: Layout, work_id: str, goal_id: str | None = None) -> Iter
         with hold_lease(lease, what):
             if goal_id is None and owning_goal(layout, work_id, fail_closed=True) != owner:
                 continue
-            with owner_tree(layout, work_id, owner) as tree:
+            with owner_tree(layout, work_id, owner, deciding) as tree:
                 if work_id not in tree.work:
                     tree.load_work_closure([work_id])
                 yield tree, owner
@@ -244,12 +248,12 @@ def work_lease(layout: Layout, work_id: str, goal_id: str | None = None) -> Iter
 
 
 @contextlib.contextmanager
-def owner_tree(layout: Layout, work_id: str, owner: str | None) -> Iterator[Tree]:
+def owner_tree(layout: Layout, work_id: str, owner: str | None, deciding: bool = True) -> Iterator[Tree]:
     """The owning goal's scoped tree (kept between transitions), else the standalone item's closure."""
     if owner is None:
         yield Tree.load_standalone(layout, work_id)
         return
-    with scoped_tree(layout, owner) as tree:
+    with scoped_tree(layout, owner, deciding) as tree:
         yield tree
 
 
