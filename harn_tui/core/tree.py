@@ -169,6 +169,8 @@ class Tree:
         # trees only, for `refresh_scoped`
         self._identities: dict[str, FileIdentity | None] | None = None
         self._logs: dict[str, tuple[JsonlTail[Any], str | None]] = {}
+        # work id -> (its log, (changes, events) when computed, runs started and not finished)
+        self._open_runs: dict[str, tuple[JsonlTail[Any], tuple[int, int], tuple[str, ...]]] = {}
 
     # ----- whole-tree and goal-scoped loading
 
@@ -587,16 +589,23 @@ class Tree:
             return changed
         return False
 
+    def _open_runs_of(self, work: WorkFiles) -> tuple[str, ...]:
+        """Runs of the work started and not finished (a park is not a finish), kept until its log changes."""
+        known = self._open_runs.get(work.id)
+        if known is not None and known[0] is work.log and known[1] == (work.log.changes, len(work.events)):
+            return known[2]
+        finished = {e.run_id for e in work.events if e.event == "attempt.finished" and e.status != "parked"}
+        started = [e.run_id for e in work.events if e.event == "attempt.started"]
+        runs = tuple(dict.fromkeys(run_id for run_id in started if run_id not in finished))
+        self._open_runs[work.id] = (work.log, (work.log.changes, len(work.events)), runs)
+        return runs
+
     def refresh_liveness(self) -> bool:
         """Re-probe the leases of runs not known to be finished and of every goal's loop (no file event
         marks a process's death). True if any changed."""
         changed = False
         for work in self.work.values():
-            finished = {
-                e.run_id for e in work.events if e.event == "attempt.finished" and e.status != "parked"
-            }
-            started = {e.run_id for e in work.events if e.event == "attempt.started"}
-            for run_id in started - finished:
+            for run_id in self._open_runs_of(work):
                 run = self.runs.get(run_id)
                 if run is None:
                     continue
