@@ -11,9 +11,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from benchmarks.checkpoint import Checkpoint
 from benchmarks.context import Context
-from benchmarks.figures.transitions import governed_dirs, read_before
+from benchmarks.figures.transitions import sampler
 from benchmarks.measure import interleaved
 from benchmarks.table import Figure, ms
 
@@ -21,30 +20,11 @@ TARGET_RATIO = 1.5
 
 
 def tick_sampler(ctx: Context) -> Callable[[], float]:
-    from harn_tui.core.layout import Layout
+    """A tick of a goal with a ready item; it must start exactly that one attempt."""
     from harn_tui.core.supervisor import tick_goal
 
-    generated = ctx.tree(ctx.large)
-    layout = Layout(generated.root)
-    goals = generated.goals_of_kind("ready")[: ctx.repeats]
-    watched = {goal["id"]: governed_dirs(generated.base, goal["id"]) for goal in goals}
-    turn = [0]
-
-    def sample() -> float:
-        goal = goals[turn[0] % len(goals)]
-        turn[0] += 1
-        checkpoint = Checkpoint(generated.base, watched[goal["id"]])
-        read_before(layout, goal["id"])
-        try:
-            started = time.perf_counter()
-            report = tick_goal(layout, goal["id"])
-            elapsed = time.perf_counter() - started
-            assert report.dispatches == 1, report
-        finally:
-            checkpoint.restore()
-        return elapsed
-
-    return sample
+    return sampler(ctx, "ready", lambda layout, goal: tick_goal(layout, goal["id"]),
+                   done=lambda report: report.dispatches == 1)
 
 
 def template_sampler(ctx: Context, scratch: Path) -> Callable[[], float]:

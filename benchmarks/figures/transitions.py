@@ -35,8 +35,15 @@ def read_before(layout: Any, goal_id: str) -> None:
         project_goal(tree, goal_id)
 
 
-def sampler(ctx: Context, kind: str, act: Callable[[Any, dict[str, Any]], object]) -> Callable[[], float]:
-    """Round-robin over the goals of `kind`; each sample times one transition and then undoes it."""
+def applied(outcome: object) -> bool:
+    return getattr(outcome, "outcome", None) == "applied"
+
+
+def sampler(
+    ctx: Context, kind: str, act: Callable[[Any, dict[str, Any]], object], done: Callable[[Any], bool] = applied
+) -> Callable[[], float]:
+    """Round-robin over the goals of `kind`; each sample times one `act` (a transition, a tick), checks it did
+    its work (`done`) and then undoes it."""
     from harn_tui.core.layout import Layout
 
     generated = ctx.tree(ctx.large)
@@ -54,7 +61,7 @@ def sampler(ctx: Context, kind: str, act: Callable[[Any, dict[str, Any]], object
             started = time.perf_counter()
             outcome = act(layout, goal)
             elapsed = time.perf_counter() - started
-            assert getattr(outcome, "outcome", None) == "applied", outcome
+            assert done(outcome), outcome
         finally:
             checkpoint.restore()
         return elapsed
