@@ -279,8 +279,7 @@ class ConsoleModel:
                 if not (self.layout.work_dir / work_id).is_dir():
                     continue
                 work = self.tree.load_work(work_id)
-                self.tree.load_runs_of(work)
-                self.tree.load_approvals_of(work)
+                self.tree.load_named_by(work)
                 self._index_runs(work_id, work.events)
             if work.intent is not None:
                 pending.extend(work.intent.dependencies)

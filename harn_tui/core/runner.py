@@ -203,8 +203,7 @@ def _state_after(tree: Tree, work_id: str) -> tuple[str, str]:
     its lease: the item alone is projected (with its dependencies' states), not its whole goal. The run and
     approval the new event names are read first (a park's approval exists only from now on)."""
     work = tree.work[work_id]
-    tree.load_runs_of(work)
-    tree.load_approvals_of(work)
+    tree.load_named_by(work)
     view = WorkResolver(tree).view(work_id)
     if view is None or view.problem is not None:
         return "unknown", f"unreadable: {view.problem if view is not None else 'missing'}"

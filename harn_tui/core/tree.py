@@ -227,8 +227,7 @@ class Tree:
             if work.intent is not None:
                 pending.extend(work.intent.dependencies)
         for work in loaded:
-            self.load_runs_of(work)
-            self.load_approvals_of(work)
+            self.load_named_by(work)
 
     def governed_candidates(self, goal: GoalFiles) -> list[str]:
         ids: list[str] = []
@@ -380,6 +379,11 @@ class Tree:
         self._touch(self._run_owner.get(run_id))
         return run
 
+    def load_named_by(self, work: WorkFiles) -> None:
+        """Read the runs and approvals the work's events name."""
+        self.load_runs_of(work)
+        self.load_approvals_of(work)
+
     def load_approvals_of(self, work: WorkFiles) -> None:
         for event in work.events:
             if event.event == "attempt.finished" and event.approval_id:
@@ -451,9 +455,8 @@ class Tree:
         goal = self.goals.get(goal_id)
         if identities is None or goal is None or goal.intent is None or goal.problems:
             return False
-        checked = identities if records else {path: identities.get(path) for path in self._logs}
-        for path, known in list(checked.items()):
-            if file_identity(path) == known:
+        for path in list(identities if records else self._logs):
+            if file_identity(path) == identities.get(path):
                 continue
             held = self._logs.get(path)
             if held is None:
@@ -462,10 +465,8 @@ class Tree:
             log.identity = None  # read it again whole
             self._refresh_log(log, work_id)
             if work_id is not None:
-                work = self.work[work_id]
                 self._touch(work_id)
-                self.load_runs_of(work)
-                self.load_approvals_of(work)
+                self.load_named_by(self.work[work_id])
         if any(work.intent is None or work.problems for work in self.work.values()):
             return False
         self._refresh_plans(goal)
@@ -563,7 +564,7 @@ class Tree:
             return True
         if rest[2] == "events.jsonl":
             return plan.log.refresh()
-        if rest[2] in ("request.json", "proposal.json", "candidate.json", "review.json"):
+        if rest[2] in PLAN_RECORDS:
             self._read_plan_file(plan, rest[2])
             return True
         return False
@@ -571,10 +572,7 @@ class Tree:
     def _refresh_work_part(self, work_id: str, rest: tuple[str, ...]) -> bool:
         work = self.work.get(work_id)
         if work is None or not rest:
-            self.load_work(work_id)
-            work = self.work[work_id]
-            self.load_runs_of(work)
-            self.load_approvals_of(work)
+            self.load_named_by(self.load_work(work_id))
             return True
         if rest == ("intent.json",):
             self._read_work_intent(work)
@@ -584,8 +582,7 @@ class Tree:
             changed = work.log.refresh()
             if changed:
                 self._touch(work_id)
-                self.load_runs_of(work)
-                self.load_approvals_of(work)
+                self.load_named_by(work)
             return changed
         return False
 
