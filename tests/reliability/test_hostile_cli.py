@@ -37,6 +37,7 @@ from tests.conftest import EXAMPLES, Harn, tree_bytes
 from tests.goal_kit import GoalKit
 from tests.reliability.conftest import Figures
 from tests.tui import scenarios
+from tests.tui.conftest import open_form
 
 ID_RULE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")  # SPEC 2, written out again as the oracle
 NOT_VALID_ID = "is not a valid ID: it must match ^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$"
@@ -536,10 +537,7 @@ async def test_reason_form_refuses_out_of_bounds_reasons(layout: Layout, figures
     app = console_on(layout)
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
-        await pilot.press("x")  # reject the pending plan: a required reason
-        await pilot.pause()
-        form = app.screen
-        assert isinstance(form, ReasonForm)
+        form = await open_form(pilot, app, "x", ReasonForm)  # reject the pending plan: a required reason
         field = form.query_one("#reason", Input)
         for value in OVER_REASON:
             await refused(pilot, form, field, value, "at most 2,000 are allowed", layout, before, figures)
@@ -565,10 +563,7 @@ async def test_reopen_form_refuses_out_of_bounds_findings(layout: Layout, figure
     app = console_on(layout)
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
-        await pilot.press("o")
-        await pilot.pause()
-        form = app.screen
-        assert isinstance(form, ReopenForm)
+        form = await open_form(pilot, app, "o", ReopenForm)
         finding = form.query_one("#finding-1", Input)
         for value in ["f" * 1001, "\x1b[2J" * 251, " [link=http://evil]x[/link] " * 40]:
             await refused(pilot, form, finding, value, "finding 1: the finding is", layout, before, figures)
@@ -594,10 +589,7 @@ async def test_accept_form_refuses_out_of_bounds_deferrals(layout: Layout, figur
     app = console_on(layout)
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
-        await pilot.press("a")
-        await pilot.pause()
-        form = app.screen
-        assert isinstance(form, AcceptForm)
+        form = await open_form(pilot, app, "a", AcceptForm)
         form.query_one("#choice-f1", Select).value = "fixed"
         form.query_one("#choice-f2", Select).value = "deferred"
         why = form.query_one("#why-f2", Input)

@@ -5,15 +5,17 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
+from textual.screen import Screen
 
 from harn_tui.core.layout import Layout
 from harn_tui.tui.app import HarnConsole
 from tests.tui import scenarios
 
 FIXED_NOW = "2026-07-16T10:00:00Z"
+S = TypeVar("S", bound=Screen[Any])
 
 
 @pytest.fixture
@@ -94,3 +96,12 @@ def notices(app: HarnConsole) -> list[str]:
 
 def root_of(layout: Layout) -> Path:
     return layout.root
+
+
+async def open_form(pilot: Any, app: HarnConsole, key: str, form_type: type[S]) -> S:
+    """Press `key` and return the form it opened, which must be a `form_type`."""
+    await pilot.press(key)
+    await pilot.pause()
+    form = app.screen
+    assert isinstance(form, form_type), form
+    return form

@@ -14,7 +14,7 @@ from harn_tui.tui.widgets.content_view import ContentView
 from harn_tui.tui.widgets.goals import GoalsPanel
 from harn_tui.tui.widgets.graph import GraphPanel
 from tests.tui import scenarios as s
-from tests.tui.conftest import Factory, settle, work_events
+from tests.tui.conftest import Factory, open_form, settle, work_events
 from tests.tui.test_start import active_keys
 from tests.tui.widgets_access import goals_select
 
@@ -63,10 +63,7 @@ async def test_beside_goals_it_is_the_last_row_and_its_review_is_accepted(layout
         await pilot.press("5")
         await pilot.pause()
         assert app.main.query_one("#findings").selected.id == "hotfix"
-        await pilot.press("a")
-        await pilot.pause()
-        form = app.screen
-        assert isinstance(form, AcceptForm)
+        form = await open_form(pilot, app, "a", AcceptForm)
         form.query_one("#choice-f1", Select).value = "fixed"
         await pilot.press("ctrl+s")
         await settle(pilot, app)

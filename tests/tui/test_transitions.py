@@ -22,7 +22,7 @@ from harn_tui.tui.widgets.goals import GoalsPanel
 from harn_tui.tui.widgets.graph import GraphPanel
 from harn_tui.tui.widgets.plans import PlanHistory
 from tests.tui import scenarios as s
-from tests.tui.conftest import Factory, notices, plan_events, settle, work_events
+from tests.tui.conftest import Factory, notices, open_form, plan_events, settle, work_events
 
 pytestmark = pytest.mark.anyio
 
@@ -79,10 +79,7 @@ async def test_reject_needs_a_reason_and_records_it_verbatim(everything: Layout,
     app = console()
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
-        await pilot.press("x")
-        await pilot.pause()
-        form = app.screen
-        assert isinstance(form, ReasonForm)
+        form = await open_form(pilot, app, "x", ReasonForm)
         await pilot.press("enter")
         await pilot.pause()
         assert "a reason is required" in str(form.query_one("#error", Static).content)
@@ -102,10 +99,7 @@ async def test_retry_shows_eligibility_first_and_counts_characters_live(layout: 
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         assert app.main.context() == "attention"
-        await pilot.press("r")
-        await pilot.pause()
-        form = app.screen
-        assert isinstance(form, ReasonForm)
+        form = await open_form(pilot, app, "r", ReasonForm)
         context = str(form.context)
         assert "✔ eligible" in context and "fingerprint unchanged" in context and "replan slot left" in context
         field = form.query_one("#reason", Input)
@@ -149,10 +143,7 @@ async def test_reopen_with_several_findings(layout: Layout, console: Factory) ->
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         assert app.main.context() == "findings"
-        await pilot.press("o")
-        await pilot.pause()
-        form = app.screen
-        assert isinstance(form, ReopenForm)
+        form = await open_form(pilot, app, "o", ReopenForm)
         form.query_one("#finding-1", Input).value = "the [b]title[/b] is wrong"
         await pilot.press("enter")
         await pilot.pause()
@@ -172,10 +163,7 @@ async def test_accept_disposes_every_open_finding(layout: Layout, console: Facto
     app = console()
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
-        await pilot.press("a")
-        await pilot.pause()
-        form = app.screen
-        assert isinstance(form, AcceptForm)
+        form = await open_form(pilot, app, "a", AcceptForm)
         await pilot.press("ctrl+s")
         await pilot.pause()
         error = str(form.query_one("#error", Static).content)
