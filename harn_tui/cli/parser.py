@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-from typing import NoReturn
+from typing import Any, NoReturn
 
 
 class ParserUsageError(Exception):
@@ -13,6 +13,13 @@ class ParserUsageError(Exception):
 class Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         raise ParserUsageError(f"{self.prog}: {message}")
+
+    def _get_values(self, action: argparse.Action, arg_strings: list[str]) -> Any:
+        """`--opt=--` is the value "--": Python 3.11's argparse drops it as the end-of-options marker and hands
+        the option an empty list (`--root=--` reached the core as `[]`, a traceback)."""
+        if arg_strings == ["--"] and action.option_strings and action.nargs is None:
+            return self._get_value(action, "--")
+        return super()._get_values(action, arg_strings)
 
 
 def count(text: str) -> int:
