@@ -17,7 +17,6 @@ tree, goal by goal (the `supervisor show` document of each); a console that neve
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
 import random
@@ -40,7 +39,7 @@ from harn_tui.tui.messages import DispatchResult
 from harn_tui.tui.screens.main import decision_panel
 from harn_tui.tui.screens.transitions import PANELS
 from harn_tui.tui.widgets.goals import GoalsPanel
-from tests.reliability.soak_log import CommandLog
+from tests.reliability.soak_log import CommandLog, participant_parser
 from tests.reliability.soak_worker import FINDINGS, REASONS
 
 VERBS = {
@@ -193,12 +192,7 @@ async def drive(root: Path, actor: str, seconds: float, rng: random.Random, quie
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--root", type=Path, required=True)
-    parser.add_argument("--actor", required=True)
-    parser.add_argument("--seconds", type=float, required=True)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--log", type=Path, required=True)
+    parser = participant_parser(__doc__)
     parser.add_argument("--quiet-file", type=Path, default=None,
                         help="after --seconds, wait for this file (every other writer stopped), then check that "
                              "the live model equals a fresh load")

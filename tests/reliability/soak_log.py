@@ -8,6 +8,7 @@ the CLI printed, or the console's outcome / refusal), `t0`/`t1` (monotonic secon
 
 from __future__ import annotations
 
+import argparse
 import json
 from pathlib import Path
 from typing import IO, Any
@@ -42,3 +43,14 @@ def read_logs(directory: Path) -> list[dict[str, Any]]:
         with path.open(encoding="utf-8") as handle:
             entries.extend(json.loads(line) for line in handle if line.strip())
     return entries
+
+
+def participant_parser(description: str | None) -> argparse.ArgumentParser:
+    """The options every soak participant (worker, console) takes: its tree, actor, time, seed and log."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--root", type=Path, required=True)
+    parser.add_argument("--actor", required=True)
+    parser.add_argument("--seconds", type=float, required=True)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--log", type=Path, required=True)
+    return parser

@@ -11,7 +11,6 @@ harn_tui` child. Stops at the first command boundary after `--seconds`.
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import io
 import json
@@ -25,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from harn_tui.cli import main as cli_main
-from tests.reliability.soak_log import CommandLog
+from tests.reliability.soak_log import CommandLog, participant_parser
 
 SUBPROCESS_SHARE = 0.1
 AIMED_SHARE = 0.6
@@ -262,12 +261,7 @@ class Worker:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--root", type=Path, required=True)
-    parser.add_argument("--actor", required=True)
-    parser.add_argument("--seconds", type=float, required=True)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--log", type=Path, required=True)
+    parser = participant_parser(__doc__)
     args = parser.parse_args(argv)
     log = CommandLog(args.log, args.actor)
     worker = Worker(args.root, args.actor, random.Random(args.seed), log)
