@@ -14,10 +14,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import BinaryIO
 
 from harn_tui.core.clock import now_iso
 from harn_tui.core.errors import CorruptJournal
@@ -45,7 +43,8 @@ def _count_lines(path: Path) -> int:
 
 
 class TranscriptWriter:
-    """Appends transcript lines from several reader threads; `seq` continues an existing transcript (a resume)."""
+    """Appends transcript lines from both of the template's pipes (`TranscriptStream`), on the runner's one
+    thread; `seq` continues an existing transcript (a resume)."""
 
     def __init__(self, path: Path, cap_bytes: int | None = None) -> None:
         try:  # never through a link (a resumed run appends to an existing transcript)
@@ -53,10 +52,12 @@ class TranscriptWriter:
         except OSError as error:
             raise CorruptJournal(os_problem(path, error)) from None
         good, size = complete_length(path)
-        if good != size:
+        # the bytes this writer changed; only then is there anything to fsync (an empty transcript's name is
+        # made durable by the run directory's fsync when the proof is linked)
+        self._dirty = good != size
+        if self._dirty:
             os.ftruncate(self._fd, good)
         self._seq = _count_lines(path)
-        self._lock = threading.Lock()
         self.cap_bytes = output_cap_bytes() if cap_bytes is None else cap_bytes
         self._printed = 0
         self._stored = 0
@@ -64,39 +65,38 @@ class TranscriptWriter:
         self.on_cap: Callable[[], None] = lambda: None
 
     def _reach_cap(self) -> None:
-        """Called with the lock held: stop storing and tell the runner, once."""
+        """Stop storing and tell the runner, once."""
         if not self.capped:
             self.capped = True
             self.on_cap()
 
     def count(self, printed: int) -> None:
         """Count bytes the template printed (on any stream); past the cap, storing stops."""
-        with self._lock:
-            self._printed += printed
-            if self._printed > self.cap_bytes:
-                self._reach_cap()
+        self._printed += printed
+        if self._printed > self.cap_bytes:
+            self._reach_cap()
 
     def record(self, stream: str, head: bytes, size: int, digest: str) -> None:
         text = head.decode("utf-8", errors="replace")
         entry: dict[str, object] = {"stream": stream, "line": text}
         if size > len(head) or len(text) > MAX_LINE_CHARS:
             entry.update(line=text[:MAX_LINE_CHARS], truncated=True, size=size, sha256=digest)
-        with self._lock:
-            if self.capped:
-                return
-            document = {"seq": self._seq + 1, "ts": now_iso(), **entry}
-            body = (json.dumps(document, ensure_ascii=False) + "\n").encode()
-            if self._stored + len(body) > self.cap_bytes:
-                self._reach_cap()
-                return
-            self._seq += 1
-            self._stored += len(body)
-            os.write(self._fd, body)
+        if self.capped:
+            return
+        document = {"seq": self._seq + 1, "ts": now_iso(), **entry}
+        body = (json.dumps(document, ensure_ascii=False) + "\n").encode()
+        if self._stored + len(body) > self.cap_bytes:
+            self._reach_cap()
+            return
+        self._seq += 1
+        self._stored += len(body)
+        os.write(self._fd, body)
+        self._dirty = True
 
     def close(self) -> None:
-        with self._lock:
+        if self._dirty:
             os.fsync(self._fd)
-            os.close(self._fd)
+        os.close(self._fd)
 
 
 class LineAssembler:
@@ -136,16 +136,22 @@ class LineAssembler:
             self._flush()
 
 
-def pump(source: BinaryIO, stream: str, writer: TranscriptWriter) -> None:
-    """Copy one pipe into the transcript until end of file (run in its own thread)."""
-    assembler = LineAssembler(lambda head, size, digest: writer.record(stream, head, size, digest))
-    fd = source.fileno()
-    while True:
+class TranscriptStream:
+    """One of the template's pipes (`stdout` or `stderr`) copied into the transcript a chunk at a time."""
+
+    def __init__(self, name: str, writer: TranscriptWriter) -> None:
+        self.name, self.writer = name, writer
+        self._lines = LineAssembler(lambda head, size, digest: writer.record(name, head, size, digest))
+
+    def copy(self, fd: int) -> bool:
+        """Copy what the pipe holds now (it is readable); False at end of file, its last line recorded."""
         chunk = os.read(fd, READ_CHUNK)
+        writer = self.writer
         if not chunk:
-            break
+            if not writer.capped:
+                self._lines.close()
+            return False
         writer.count(len(chunk))
         if not writer.capped:  # past the cap the pipe is drained (the group is being killed), nothing stored
-            assembler.feed(chunk)
-    if not writer.capped:
-        assembler.close()
+            self._lines.feed(chunk)
+        return True
