@@ -15,6 +15,7 @@ import os
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator
+from typing import Literal
 
 from harn_tui.core.layout import Layout
 from harn_tui.core.tree import Tree
@@ -48,14 +49,21 @@ class HeldTrees:
 HELD = HeldTrees()
 
 
-@contextlib.contextmanager
-def scoped_tree(layout: Layout, goal_id: str, deciding: bool = True) -> Iterator[Tree]:
-    """The goal's scoped tree as `Tree.load_scoped` would read it now; kept for the next caller afterwards.
+Check = Literal["all", "logs", "none"]
 
-    A caller that only reports (decides and writes nothing on this read) passes `deciding=False`: its logs are
-    checked, the records it read before trusted (`Tree.refresh_scoped(records=False)`)."""
+
+@contextlib.contextmanager
+def scoped_tree(layout: Layout, goal_id: str, check: Check = "all") -> Iterator[Tree]:
+    """The goal's scoped tree, kept for the next caller afterwards; with `check`:
+
+    - "all": as `Tree.load_scoped` would read it now (a read that decides, under the goal lease);
+    - "logs": its logs checked, the records it read before trusted (a read that decides and writes nothing,
+      such as the goal document a tick reports; `Tree.refresh_scoped(records=False)`);
+    - "none": as the last caller left it; the caller brings what it reads up to date itself
+      (`Tree.refresh_logs_of`: an attempt's finish, which reads its own item and few others).
+    """
     tree = HELD.take(layout, goal_id)
-    if tree is None or not tree.refresh_scoped(goal_id, records=deciding):
+    if tree is None or (check != "none" and not tree.refresh_scoped(goal_id, records=check == "all")):
         tree = Tree.load_scoped(layout, goal_id)
     yield tree
     HELD.give_back(layout, goal_id, tree)

@@ -172,6 +172,9 @@ class JsonlTail(Generic[E]):
     A replaced or truncated file (different inode, or shorter than what was consumed) is re-read whole.
     A final line without a newline is torn: ignored and reported, never parsed.
     `changes` counts the refreshes that changed anything, so a cache can tell a log moved on in O(1).
+    `seen` is the file's full identity (device, inode, size, modification and change times in ns) from the
+    `fstat` of the last refresh, taken before reading (None: no file): a file with the same identity now holds
+    what the tail read, up to an edit in place that a refresh reading only appended bytes cannot see.
     """
 
     path: Path
@@ -182,6 +185,7 @@ class JsonlTail(Generic[E]):
     torn: bool = False
     problem: str | None = None
     changes: int = 0
+    seen: tuple[int, int, int, int, int] | None = None
 
     def refresh(self) -> bool:
         """Bring the tail up to date with the file; True if anything changed."""
@@ -191,6 +195,7 @@ class JsonlTail(Generic[E]):
         return changed
 
     def _refresh(self) -> bool:
+        self.seen = None
         try:
             fd, found = open_regular(self.path)
         except FileNotFoundError:
@@ -200,6 +205,7 @@ class JsonlTail(Generic[E]):
         except CorruptJournal as error:
             return self._fail(None, 0, error.message)
         try:
+            self.seen = (found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns, found.st_ctime_ns)
             identity = (found.st_dev, found.st_ino)
             size = found.st_size
             changed = False

@@ -38,7 +38,7 @@ from harn_tui.core.attempt_rules import Trigger, check_can_resume, check_can_sta
 from harn_tui.core.clock import now, now_iso
 from harn_tui.core.errors import CorruptJournal
 from harn_tui.core.faults import fault_point
-from harn_tui.core.fsio import DIR_MODE, ensure_dir, write_record
+from harn_tui.core.fsio import DIR_MODE, ensure_dir, fsync_dir, write_record
 from harn_tui.core.ids import approval_id as make_approval_id
 from harn_tui.core.ids import check_id, new_run_id
 from harn_tui.core.layout import Layout
@@ -182,9 +182,16 @@ class PreparedAttempt:
         return approval_id
 
     def _finish(self, verdict: Verdict, approval_id: str | None) -> AttemptResult:
-        # recording the outcome decides nothing on the goal's records (it is recorded even on a damaged goal)
-        with work_lease(self.layout, self.work_id, self.goal_id, deciding=False) as (tree, owner):
-            repair_lost_attempts(tree, governed_by_lease(tree, self.work_id, owner))
+        """Record `attempt.finished` under the governing lease. Recording the outcome decides nothing on the
+        goal's records (it is recorded even on a damaged goal), and it reads few logs: its own item's (the
+        append re-reads it), its dependencies' (the state after) and those of items with a running attempt
+        (the lost-attempt repair; an attempt started since this process last read the goal is repaired by
+        the next writer that reads the goal). Those are brought up to date, not the whole goal."""
+        with work_lease(self.layout, self.work_id, self.goal_id, check="none") as (tree, owner):
+            governed = governed_by_lease(tree, self.work_id, owner)
+            running = [w for w in governed if w in tree.work and tree.runs_told(tree.work[w]).running]
+            tree.refresh_logs_of([*WorkResolver(tree).closure(self.work_id), *running])
+            repair_lost_attempts(tree, governed)
             append_event(
                 tree.work[self.work_id].log, AttemptFinished, self.actor, run_id=self.run_id,
                 status=verdict.status, reason=verdict.reason, approval_id=approval_id, **{"class": verdict.class_},
@@ -211,6 +218,8 @@ def _state_after(tree: Tree, work_id: str) -> tuple[str, str]:
 
 
 def _new_run_dir(layout: Layout) -> tuple[str, Path]:
+    """A fresh `runs/<id>/` with its `scratch/`; not durable yet: the manifest's write fsyncs the run directory
+    and `_prepare_start` then `runs/` (one directory fsync each, before `attempt.started` names the run)."""
     linked = directory_problem(layout.runs)  # a linked runs/ would put the run (and its scratch) outside the tree
     if linked is not None:
         raise CorruptJournal(linked)
@@ -222,7 +231,7 @@ def _new_run_dir(layout: Layout) -> tuple[str, Path]:
             os.mkdir(directory, DIR_MODE)
         except FileExistsError:
             continue
-        ensure_dir(directory / "scratch")
+        os.mkdir(directory / "scratch", DIR_MODE)
         return run_id, directory
     raise CorruptJournal(f"could not create a fresh run directory under {layout.runs}")
 
@@ -248,6 +257,7 @@ def _prepare_start(scope: WorkScope, *, actor: str, retry: bool) -> PreparedAtte
             number=number, trigger=trigger, runs=scope.tree.runs,
         )
         write_record(directory / "manifest.json", manifest)
+        fsync_dir(scope.layout.runs)
         scope.repair_lost()
         append_event(scope.files.log, AttemptStarted, actor, run_id=run_id, attempt=number, trigger=trigger)
     except BaseException:

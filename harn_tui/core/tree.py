@@ -10,7 +10,7 @@ import contextlib
 import gc
 import hashlib
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -132,6 +132,52 @@ class RunFiles:
         return self.runs_dir / self.id
 
 
+@dataclass(frozen=True, slots=True)
+class RunsOfWork:
+    """What one work log says about its runs (`Tree.runs_told`), with the log and `key` (its `changes` and event
+    count) it was read from.
+
+    - `started`: every run, in the order its attempt started;
+    - `unfinished`: started and not finished, a park being no finish (their leases are probed for liveness);
+    - `running`: started or resumed and not finished or parked since (an attempt whose runner may be lost);
+    - `earlier_proofs`: the proof paths of every attempt but the latest. No decision reads them (see
+      `Tree.refresh_scoped`).
+    """
+
+    log: JsonlTail[Any]
+    key: tuple[int, int]
+    started: tuple[str, ...]
+    unfinished: tuple[str, ...]
+    running: tuple[str, ...]
+    earlier_proofs: tuple[str, ...]
+
+    @classmethod
+    def of(cls, work: WorkFiles, key: tuple[int, int], runs_dir: Path) -> RunsOfWork:
+        started: dict[str, None] = {}
+        finished: set[str] = set()
+        running: dict[str, None] = {}
+        for event in work.events:
+            if event.event == "attempt.started":
+                started[event.run_id] = None
+                running[event.run_id] = None
+            elif event.event == "attempt.resumed":
+                running[event.run_id] = None
+            elif event.event == "attempt.finished":
+                running.pop(event.run_id, None)
+                if event.status != "parked":
+                    finished.add(event.run_id)
+        order = tuple(started)
+        return cls(
+            work.log, key, order, tuple(run_id for run_id in order if run_id not in finished), tuple(running),
+            tuple(proof_path(runs_dir, run_id) for run_id in order[:-1]),
+        )
+
+
+def proof_path(runs_dir: Path, run_id: str) -> str:
+    """The path of a run's proof as a scoped tree notes it."""
+    return f"{runs_dir}{os.sep}{run_id}{os.sep}proof.json"
+
+
 @dataclass(slots=True)
 class ApprovalFiles:
     id: str
@@ -169,8 +215,8 @@ class Tree:
         # trees only, for `refresh_scoped`
         self._identities: dict[str, FileIdentity | None] | None = None
         self._logs: dict[str, tuple[JsonlTail[Any], str | None]] = {}
-        # work id -> (its log, (changes, events) when computed, runs started and not finished)
-        self._open_runs: dict[str, tuple[JsonlTail[Any], tuple[int, int], tuple[str, ...]]] = {}
+        # work id -> what its log says about its runs, kept until the log changes
+        self._runs_told: dict[str, RunsOfWork] = {}
 
     # ----- whole-tree and goal-scoped loading
 
@@ -347,20 +393,16 @@ class Tree:
 
     def load_runs_of(self, work: WorkFiles) -> None:
         """Read the proof and liveness of every run the work's events name."""
-        finished: set[str] = set()
-        for event in work.events:
-            if event.event == "attempt.finished" and event.status != "parked":
-                finished.add(event.run_id)
-        for event in work.events:
-            if event.event == "attempt.started":
-                self._run_owner[event.run_id] = work.id
-                self.load_run(event.run_id, probe_live=event.run_id not in finished)
+        told = self.runs_told(work)
+        for run_id in told.started:
+            self._run_owner[run_id] = work.id
+            self.load_run(run_id, probe_live=run_id in told.unfinished)
 
     def load_run(self, run_id: str, probe_live: bool = True) -> RunFiles:
         run = self.runs.get(run_id) or RunFiles(check_id(run_id, "run id"), self._runs_dir)
         self.runs[run_id] = run
         if run.proof is None:
-            path = f"{self._runs_dir}{os.sep}{run_id}{os.sep}proof.json"
+            path = proof_path(self._runs_dir, run_id)
             try:
                 self._note(path)
                 linked = self._linked("runs", run.directory, run_id)
@@ -430,23 +472,31 @@ class Tree:
                 self._identities[key] = identity
 
     def _refresh_log(self, log: JsonlTail[Any], work_id: str | None) -> bool:
-        """Refresh a log, remembering its identity even when it does not exist yet (it may appear later)."""
+        """Refresh a log; a scoped tree keeps it (with the work it belongs to) for `refresh_scoped`, even when it
+        does not exist yet (it may appear later)."""
         if self._identities is not None:
-            key = os.fspath(log.path)
-            self._logs[key] = (log, work_id)
-            self._identities[key] = file_identity(key)
+            self._logs[os.fspath(log.path)] = (log, work_id)
         return log.refresh()
 
     def refresh_scoped(self, goal_id: str, records: bool = True) -> bool:
         """Bring a tree from `load_scoped(goal_id)` up to date with the disk, in place; False when it cannot be
         reused (a record it read has changed, or the goal or an item is unreadable): load the goal again then.
 
-        Every file the tree read is checked by identity (device, inode, size, modification and change times).
-        An unchanged identity is unchanged bytes. A log whose identity changed is read again whole (the parsed
-        prefix with the same bytes is reused, see `journal.ParsedMemo`). Records are written once, so one
-        that changed is damage or a replacement, and the tree is not reused. Records that were missing are
-        tried again, leases re-probed, and anything new the goal now names (plans, work, runs, approvals) is
-        loaded. The result is the tree `load_scoped` would read now, at the cost of a `stat` per file.
+        Every log the tree read is checked by identity (device, inode, size, modification and change times)
+        against the identity its tail last read (`JsonlTail.seen`), so what this process appended itself under
+        the lease is no change. An unchanged identity is unchanged bytes. A log whose identity changed is read
+        again whole (the parsed prefix with the same bytes is reused, see `journal.ParsedMemo`). Then every
+        record a decision can read is checked the same way, against its identity when it was read. Records are
+        written once, so one that changed is damage or a replacement, and the tree is not reused. Records that
+        were missing are tried again, leases re-probed, and anything new the goal now names (plans, work, runs,
+        approvals) is loaded. The result is the tree `load_scoped` would read now, at the cost of a `stat` per
+        file, with one exception, the history below.
+
+        History: the proofs of attempts that are no longer their item's latest (`RunsOfWork.earlier_proofs`) are
+        trusted once read. No decision reads them: a retry's manifest (`manifest.prior_synopsis`), the planner's
+        input (`proof_summary`) and an acceptance (`proof_sha256`) read the latest attempt's proof only, and a
+        damaged proof does not make its goal corrupt. They are most of an old goal's files (about 300 of 620
+        on the benchmark's large goals). A fresh read (any new process, `harn verify`) still reads them.
 
         With `records` false (a read that decides nothing, such as the goal document a tick reports) only the
         logs are checked: records read before are trusted until the next deciding read checks them.
@@ -455,18 +505,16 @@ class Tree:
         goal = self.goals.get(goal_id)
         if identities is None or goal is None or goal.intent is None or goal.problems:
             return False
-        for path in list(identities if records else self._logs):
-            if file_identity(path) == identities.get(path):
-                continue
-            held = self._logs.get(path)
-            if held is None:
-                return False
-            log, work_id = held
-            log.identity = None  # read it again whole
-            self._refresh_log(log, work_id)
-            if work_id is not None:
-                self._touch(work_id)
-                self.load_named_by(self.work[work_id])
+        for path, (log, work_id) in list(self._logs.items()):
+            if file_identity(path) != log.seen:
+                self._reread_log(log, work_id)
+        if records:  # after the logs: they tell which proofs are history
+            history: set[str] = set()
+            for work in self.work.values():
+                history.update(self.runs_told(work).earlier_proofs)
+            for path, identity in identities.items():
+                if path not in history and file_identity(path) != identity:
+                    return False
         if any(work.intent is None or work.problems for work in self.work.values()):
             return False
         self._refresh_plans(goal)
@@ -475,6 +523,22 @@ class Tree:
         self.load_work_closure(self.governed_candidates(goal))
         self.version += 1
         return True
+
+    def _reread_log(self, log: JsonlTail[Any], work_id: str | None) -> None:
+        """A log whose identity is not the one its tail read: read it again whole, and what it now names."""
+        log.identity = None
+        self._refresh_log(log, work_id)
+        if work_id is not None:
+            self._touch(work_id)
+            self.load_named_by(self.work[work_id])
+
+    def refresh_logs_of(self, work_ids: Iterable[str]) -> None:
+        """Bring the logs of these loaded items up to date the way `refresh_scoped` does every log: for a writer
+        under the lease that reads these items only (an attempt's finish, see `runner`)."""
+        for work_id in work_ids:
+            work = self.work.get(work_id)
+            if work is not None and file_identity(os.fspath(work.log.path)) != work.log.seen:
+                self._reread_log(work.log, work_id)
 
     def _refresh_plans(self, goal: GoalFiles) -> None:
         """New plans, and the records of known plans that had not been written when last read."""
@@ -490,7 +554,7 @@ class Tree:
     def _refresh_pending_records(self) -> None:
         """Proofs of runs and decisions of approvals that had not been written when last read."""
         for run in list(self.runs.values()):
-            if run.proof is None and run.problem is None and file_identity(f"{run.directory}{os.sep}proof.json"):
+            if run.proof is None and run.problem is None and file_identity(proof_path(self._runs_dir, run.id)):
                 self.load_run(run.id)
         for approval in list(self.approvals.values()):
             if approval.decision is None and file_identity(approval.directory / "decision.json"):
@@ -586,23 +650,22 @@ class Tree:
             return changed
         return False
 
-    def _open_runs_of(self, work: WorkFiles) -> tuple[str, ...]:
-        """Runs of the work started and not finished (a park is not a finish), kept until its log changes."""
-        known = self._open_runs.get(work.id)
-        if known is not None and known[0] is work.log and known[1] == (work.log.changes, len(work.events)):
-            return known[2]
-        finished = {e.run_id for e in work.events if e.event == "attempt.finished" and e.status != "parked"}
-        started = [e.run_id for e in work.events if e.event == "attempt.started"]
-        runs = tuple(dict.fromkeys(run_id for run_id in started if run_id not in finished))
-        self._open_runs[work.id] = (work.log, (work.log.changes, len(work.events)), runs)
-        return runs
+    def runs_told(self, work: WorkFiles) -> RunsOfWork:
+        """What the work's log says about its runs, kept until the log changes."""
+        key = (work.log.changes, len(work.events))
+        known = self._runs_told.get(work.id)
+        if known is not None and known.log is work.log and known.key == key:
+            return known
+        told = RunsOfWork.of(work, key, self._runs_dir)
+        self._runs_told[work.id] = told
+        return told
 
     def refresh_liveness(self) -> bool:
         """Re-probe the leases of runs not known to be finished and of every goal's loop (no file event
         marks a process's death). True if any changed."""
         changed = False
         for work in self.work.values():
-            for run_id in self._open_runs_of(work):
+            for run_id in self.runs_told(work).unfinished:
                 run = self.runs.get(run_id)
                 if run is None:
                     continue

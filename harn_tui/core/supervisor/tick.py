@@ -56,7 +56,7 @@ def tick_goal(layout: Layout, goal_id: str) -> TickReport:
             report = tick_locked(layout, goal_id, settle=False)
         finally:
             lock.release()
-    with scoped_tree(layout, goal_id, deciding=False) as tree:
+    with scoped_tree(layout, goal_id, check="logs") as tree:
         report.goal = with_torn_logs(tree, project_goal(tree, goal_id))
         if report.acted:
             tree.goals[goal_id].loop_held = False

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harn_tui.core.errors import CorruptJournal, NotFound
-from harn_tui.core.held import scoped_tree
+from harn_tui.core.held import Check, scoped_tree
 from harn_tui.core.ids import check_id, is_valid_id
 from harn_tui.core.journal import read_bytes, read_record
 from harn_tui.core.layout import Layout
@@ -219,12 +219,11 @@ def _work_view(tree: Tree, work_id: str, goal: GoalView | None) -> WorkView:
 
 @contextlib.contextmanager
 def work_lease(
-    layout: Layout, work_id: str, goal_id: str | None = None, deciding: bool = True
+    layout: Layout, work_id: str, goal_id: str | None = None, check: Check = "all"
 ) -> Iterator[tuple[Tree, str | None]]:
     """Hold the lease governing `work_id` (its goal's, else its own) and yield the tree re-read under it with
     the owning goal's id; no projection, so a writer can still record what it must on a damaged goal. A writer
-    that only records an outcome (an attempt's finish) passes `deciding=False`: logs are checked, records read
-    before trusted (see `held.scoped_tree`).
+    that reads less than the goal (an attempt's finish) passes a narrower `check` (see `held.scoped_tree`).
 
     `goal_id` names the goal explicitly (the supervisor knows it); otherwise the owner is looked up, and looked
     up again under the lease in case a goal adopted the work in between.
@@ -239,7 +238,7 @@ def work_lease(
         with hold_lease(lease, what):
             if goal_id is None and owning_goal(layout, work_id, fail_closed=True) != owner:
                 continue
-            with owner_tree(layout, work_id, owner, deciding) as tree:
+            with owner_tree(layout, work_id, owner, check) as tree:
                 if work_id not in tree.work:
                     tree.load_work_closure([work_id])
                 yield tree, owner
@@ -248,12 +247,12 @@ def work_lease(
 
 
 @contextlib.contextmanager
-def owner_tree(layout: Layout, work_id: str, owner: str | None, deciding: bool = True) -> Iterator[Tree]:
+def owner_tree(layout: Layout, work_id: str, owner: str | None, check: Check = "all") -> Iterator[Tree]:
     """The owning goal's scoped tree (kept between transitions), else the standalone item's closure."""
     if owner is None:
         yield Tree.load_standalone(layout, work_id)
         return
-    with scoped_tree(layout, owner, deciding) as tree:
+    with scoped_tree(layout, owner, check) as tree:
         yield tree
 
 
