@@ -17,6 +17,7 @@ from benchmarks.shapes import SIZES
 from harn_tui.core.held import HELD, scoped_tree
 from harn_tui.core.layout import Layout
 from harn_tui.core.projection import GoalView, project_goal
+from harn_tui.core.transitions import cancel_work
 from harn_tui.core.tree import Tree
 from tests.conftest import Harn
 from tests.core.test_projection_cache import line
@@ -128,3 +129,69 @@ def test_a_caller_that_fails_does_not_give_its_tree_back(synthetic: Layout) -> N
     with pytest.raises(RuntimeError), scoped_tree(synthetic, goal_id):
         raise RuntimeError("a transition failed half way")
     assert HELD.take(synthetic, goal_id) is None
+
+
+def attempts_by_run(view: GoalView) -> dict[str, tuple[str | None, str | None]]:
+    return {a.run_id: (a.summary, a.proof_sha256) for item in view.work for a in item.attempts}
+
+
+def decisions(view: GoalView) -> object:
+    """What a tick or a transition decides on: the goal's and every item's state and next action."""
+    return view.state, view.next_action, [(w.id, w.state, w.next_action, w.attempts_used) for w in view.work]
+
+
+def proofs_of(layout: Layout, goal_id: str) -> tuple[list[Path], list[Path]]:
+    """(latest attempts' proofs, earlier attempts' proofs) of the goal's items, from a fresh read."""
+    tree = Tree.load_scoped(layout, goal_id)
+    latest, earlier = [], []
+    for work in tree.work.values():
+        started = tree.runs_told(work).started
+        latest += [layout.run(run_id) / "proof.json" for run_id in started[-1:]]
+        earlier += [layout.run(run_id) / "proof.json" for run_id in started[:-1]]
+    return [p for p in latest if p.exists()], [p for p in earlier if p.exists()]
+
+
+def damage_in_place(path: Path) -> None:
+    """Same size, same inode, one byte different: invalid JSON from then on."""
+    time.sleep(0.02)  # past the file system's timestamp granularity
+    path.chmod(0o600)
+    body = path.read_bytes()
+    with open(path, "r+b") as handle:
+        handle.seek(body.index(b"{"))
+        handle.write(b"[")
+
+
+def test_a_damaged_latest_proof_is_seen_by_a_deciding_read(synthetic: Layout) -> None:
+    goal_id = next(g for g in sorted(os.listdir(synthetic.supervisors)) if proofs_of(synthetic, g)[0])
+    held_view(synthetic, goal_id)
+    proof = proofs_of(synthetic, goal_id)[0][0]
+    run_id = proof.parent.name
+    damage_in_place(proof)
+    held, fresh = held_view(synthetic, goal_id), fresh_view(synthetic, goal_id)
+    assert held.to_json() == fresh.to_json()
+    assert attempts_by_run(held)[run_id] == (None, None), "the damaged proof is no longer trusted"
+
+
+def test_earlier_proofs_are_history_a_decision_is_the_one_a_fresh_read_makes(synthetic: Layout) -> None:
+    goal_id = next(g for g in sorted(os.listdir(synthetic.supervisors)) if proofs_of(synthetic, g)[1])
+    before = held_view(synthetic, goal_id)
+    earlier = proofs_of(synthetic, goal_id)[1]
+    for proof in earlier:
+        damage_in_place(proof)
+    held, fresh = held_view(synthetic, goal_id), fresh_view(synthetic, goal_id)
+    assert decisions(held) == decisions(fresh) == decisions(before)
+    assert all(attempts_by_run(fresh)[p.parent.name] == (None, None) for p in earlier), "a fresh read sees them"
+
+
+def test_an_edit_in_place_after_this_process_appended_is_still_seen(synthetic: Layout) -> None:
+    goal_id = sorted(os.listdir(synthetic.supervisors))[0]
+    view = held_view(synthetic, goal_id)
+    item = next(w for w in view.work if w.state not in ("succeeded", "cancelled"))
+    cancel_work(synthetic, item.id, actor="tester", reason="enough")  # appended through the held tree
+    log = synthetic.work(item.id) / "events.jsonl"
+    body = log.read_bytes()
+    time.sleep(0.02)
+    log.write_bytes(body.replace(b'"seq":1,', b'"seq":9,', 1))  # same length, same inode
+    damaged = held_view(synthetic, goal_id)
+    assert damaged.state == "corrupt" and "seq 9" in (damaged.reason or "")
+    assert damaged.to_json() == fresh_view(synthetic, goal_id).to_json()

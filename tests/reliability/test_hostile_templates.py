@@ -52,6 +52,9 @@ TEMPLATES = {
         "def bye(*_):\n    open(os.path.join(os.environ['HARN_RUN_DIR'], 'got-term'), 'w').close()\n"
         "    sys.exit(1)\nsignal.signal(signal.SIGTERM, bye)\ntime.sleep(120)\n"
     ),
+    "closes its output and hangs": PROOF + (
+        "print('last words', flush=True)\nos.close(1)\nos.close(2)\ntime.sleep(120)\n"
+    ),
     "gigabytes to stdout": PROOF + "chunk = b'x' * 65535 + b'\\n'\nwhile True:\n    sys.stdout.buffer.write(chunk)\n",
     "a flood of empty lines": PROOF + "while True:\n    sys.stdout.buffer.write(b'\\n' * 65536)\n",
     "one endless line": PROOF + "while True:\n    sys.stderr.buffer.write(b'y' * 65536)\n",
@@ -133,6 +136,14 @@ def test_sigterm_comes_first_so_a_template_can_leave_cleanly(layout: Layout, tmp
     result, took = run(layout, tmp_path, "leaves on SIGTERM", figures)
     assert (layout.run(result.run_id) / "scratch" / "got-term").exists()
     assert result.status == "failed" and "timeout" in (result.reason or "") and took < 5
+
+
+def test_a_template_that_closes_its_output_still_times_out(layout: Layout, tmp_path: Path,
+                                                          figures: Figures) -> None:
+    result, took = run(layout, tmp_path, "closes its output and hangs", figures)
+    assert result.status == "failed" and (result.reason or "").startswith("timeout: the template ran longer than 1 s")
+    assert took < 5
+    assert ("stdout", "last words") in {(e["stream"], e["line"]) for e in transcript(layout, result.run_id)}
 
 
 @pytest.mark.parametrize("name", ["gigabytes to stdout", "a flood of empty lines", "one endless line"])
