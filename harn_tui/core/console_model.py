@@ -19,7 +19,7 @@ from harn_tui.core.leases import is_held
 from harn_tui.core.projection import GoalView, WorkResolver, project_goal
 from harn_tui.core.reader_bounds import READ_FLAGS
 from harn_tui.core.records import Proof, WorkEvent
-from harn_tui.core.tree import ApprovalFiles, Tree
+from harn_tui.core.tree import ApprovalFiles, Tree, WorkFiles
 
 TRANSITION_EVENTS = frozenset({
     "plan.applied", "plan.completed", "plan.rejected", "plan.retry_requested",
@@ -69,8 +69,7 @@ class ConsoleModel:
     last_supervisor_event: SeenEvent | None = None
     _work_goals: dict[str, set[str]] = field(default_factory=dict)
     _goal_work: dict[str, set[str]] = field(default_factory=dict)
-    _run_work: dict[str, str] = field(default_factory=dict)
-    _open_runs: dict[str, str] = field(default_factory=dict)
+    _open_runs: dict[str, str] = field(default_factory=dict)  # run -> its work, for runs not finished
     _standalone_ids: set[str] = field(default_factory=set)  # work that belongs to no goal
     _standalone_dirty: bool = False
 
@@ -78,8 +77,8 @@ class ConsoleModel:
     def load(cls, layout: Layout) -> ConsoleModel:
         model = cls(layout, Tree.load(layout))
         for work in model.tree.work.values():
-            model._index_runs(work.id, work.events)
-        model._reproject(set(model.tree.goals), classify=False)
+            model._index_runs(work)
+        model._reproject(set(model.tree.goals), classify=False, loaded=True)
         model._classify(w for w in model.tree.work if not model._work_goals.get(w))
         model._refresh_standalone()
         return model
@@ -176,7 +175,7 @@ class ConsoleModel:
         if parts[0] == "work" and len(parts) >= 2 and parts[1] in self.tree.work:
             work_id = parts[1]
             events = self.tree.work[work_id].events
-            self._index_runs(work_id, events)
+            self._index_runs(self.tree.work[work_id])
             goal_id = min(self._work_goals.get(work_id, set()) or {""}) or None
             found = [SeenEvent(e.actor, e.event, work_id, goal_id, e.ts) for e in events[before:]]
         elif parts[0] == "supervisors" and len(parts) >= 4 and parts[2] == "plans":
@@ -205,7 +204,7 @@ class ConsoleModel:
         if top == "work":
             return self._goals_of_work(name)
         if top == "runs":
-            work_id = self._run_work.get(name)
+            work_id = self.tree.run_owner(name)
             return self._goals_of_work(work_id) if work_id else set()
         if top == "approvals":
             approval = self.tree.approvals.get(name)
@@ -225,7 +224,7 @@ class ConsoleModel:
         if top == "work":
             return {name}
         if top == "runs":
-            work_id = self._run_work.get(name)
+            work_id = self.tree.run_owner(name)
             return {work_id} if work_id else set()
         if top == "approvals":
             approval = self.tree.approvals.get(name)
@@ -253,14 +252,13 @@ class ConsoleModel:
                 goals.add(owner)
         return goals
 
-    def _index_runs(self, work_id: str, events: list[WorkEvent]) -> None:
-        """Which work each run belongs to, and which runs are open (started, not finished except parked)."""
-        for event in events:
-            if event.event == "attempt.started":
-                self._run_work[event.run_id] = work_id
-                self._open_runs[event.run_id] = work_id
-            elif event.event == "attempt.finished" and event.status != "parked":
-                self._open_runs.pop(event.run_id, None)
+    def _index_runs(self, work: WorkFiles) -> None:
+        """Which runs of the work are open (started, not finished except parked): what the tree read of them."""
+        told = self.tree.runs_told(work)
+        for run_id in told.started:
+            self._open_runs.pop(run_id, None)
+        for run_id in told.unfinished:
+            self._open_runs[run_id] = work.id
 
     def _ensure_loaded(self, goal_id: str) -> None:
         """Load governed work (and its dependencies) the tree has not read yet, e.g. after a `plan.applied`."""
@@ -280,11 +278,13 @@ class ConsoleModel:
                     continue
                 work = self.tree.load_work(work_id)
                 self.tree.load_named_by(work)
-                self._index_runs(work_id, work.events)
+                self._index_runs(work)
             if work.intent is not None:
                 pending.extend(work.intent.dependencies)
 
-    def _reproject(self, goal_ids: set[str], *, classify: bool = True) -> None:
+    def _reproject(self, goal_ids: set[str], *, classify: bool = True, loaded: bool = False) -> None:
+        """Project `goal_ids` again; `loaded`: the tree has read every work directory (`Tree.load`), so no goal
+        governs work it has not read."""
         if not goal_ids:
             return
         resolver = WorkResolver(self.tree)
@@ -297,7 +297,8 @@ class ConsoleModel:
                 self.goals.pop(goal_id, None)
                 regoverned |= before
                 continue
-            self._ensure_loaded(goal_id)
+            if not loaded:
+                self._ensure_loaded(goal_id)
             view = project_goal(self.tree, goal_id, resolver)
             self.goals[goal_id] = view
             governed = {*view.governed_work_ids, *view.active_ids}

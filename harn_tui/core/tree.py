@@ -140,8 +140,7 @@ class RunsOfWork:
     - `started`: every run, in the order its attempt started;
     - `unfinished`: started and not finished, a park being no finish (their leases are probed for liveness);
     - `running`: started or resumed and not finished or parked since (an attempt whose runner may be lost);
-    - `earlier_proofs`: the proof paths of every attempt but the latest. No decision reads them (see
-      `Tree.refresh_scoped`).
+    The proofs of every run but the latest are history: no decision reads them (see `Tree.refresh_scoped`).
     """
 
     log: JsonlTail[Any]
@@ -149,10 +148,9 @@ class RunsOfWork:
     started: tuple[str, ...]
     unfinished: tuple[str, ...]
     running: tuple[str, ...]
-    earlier_proofs: tuple[str, ...]
 
     @classmethod
-    def of(cls, work: WorkFiles, key: tuple[int, int], runs_dir: Path) -> RunsOfWork:
+    def of(cls, work: WorkFiles, key: tuple[int, int]) -> RunsOfWork:
         started: dict[str, None] = {}
         finished: set[str] = set()
         running: dict[str, None] = {}
@@ -167,10 +165,7 @@ class RunsOfWork:
                 if event.status != "parked":
                     finished.add(event.run_id)
         order = tuple(started)
-        return cls(
-            work.log, key, order, tuple(run_id for run_id in order if run_id not in finished), tuple(running),
-            tuple(proof_path(runs_dir, run_id) for run_id in order[:-1]),
-        )
+        return cls(work.log, key, order, tuple(run_id for run_id in order if run_id not in finished), tuple(running))
 
 
 def proof_path(runs_dir: Path, run_id: str) -> str:
@@ -492,11 +487,12 @@ class Tree:
         approvals) is loaded. The result is the tree `load_scoped` would read now, at the cost of a `stat` per
         file, with one exception, the history below.
 
-        History: the proofs of attempts that are no longer their item's latest (`RunsOfWork.earlier_proofs`) are
-        trusted once read. No decision reads them: a retry's manifest (`manifest.prior_synopsis`), the planner's
-        input (`proof_summary`) and an acceptance (`proof_sha256`) read the latest attempt's proof only, and a
-        damaged proof does not make its goal corrupt. They are most of an old goal's files (about 300 of 620
-        on the benchmark's large goals). A fresh read (any new process, `harn verify`) still reads them.
+        History: the proofs of attempts that are no longer their item's latest (`RunsOfWork.started` but the
+        last) are trusted once read. No decision reads them: a retry's manifest (`manifest.prior_synopsis`), the
+        planner's input (`proof_summary`) and an acceptance (`proof_sha256`) read the latest attempt's proof
+        only, and a damaged proof does not make its goal corrupt. They are most of an old goal's files (about
+        300 of 620 on the benchmark's large goals). A fresh read (any new process, `harn verify`) still reads
+        them.
 
         With `records` false (a read that decides nothing, such as the goal document a tick reports) only the
         logs are checked: records read before are trusted until the next deciding read checks them.
@@ -509,9 +505,9 @@ class Tree:
             if file_identity(path) != log.seen:
                 self._reread_log(log, work_id)
         if records:  # after the logs: they tell which proofs are history
-            history: set[str] = set()
-            for work in self.work.values():
-                history.update(self.runs_told(work).earlier_proofs)
+            runs_dir = self._runs_dir
+            history = {proof_path(runs_dir, run_id) for work in self.work.values()
+                       for run_id in self.runs_told(work).started[:-1]}
             for path, identity in identities.items():
                 if path not in history and file_identity(path) != identity:
                     return False
@@ -650,13 +646,17 @@ class Tree:
             return changed
         return False
 
+    def run_owner(self, run_id: str) -> str | None:
+        """The work whose events started `run_id`, among the loaded work."""
+        return self._run_owner.get(run_id)
+
     def runs_told(self, work: WorkFiles) -> RunsOfWork:
         """What the work's log says about its runs, kept until the log changes."""
         key = (work.log.changes, len(work.events))
         known = self._runs_told.get(work.id)
         if known is not None and known.log is work.log and known.key == key:
             return known
-        told = RunsOfWork.of(work, key, self._runs_dir)
+        told = RunsOfWork.of(work, key)
         self._runs_told[work.id] = told
         return told
 
