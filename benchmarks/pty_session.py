@@ -75,6 +75,16 @@ class PtySession:
             time.sleep(step)
         return None
 
+    def arrived(self, condition: Callable[[str], bool]) -> float | None:
+        """When the chunk arrived after which the screen text (escapes removed) first met `condition`: the
+        time the terminal had it, not the time a poll noticed."""
+        with self._lock:
+            chunks = list(self.chunks)
+        for index, (at, _) in enumerate(chunks):
+            if condition(ANSI.sub(b"", b"".join(data for _, data in chunks[: index + 1])).decode("utf-8", "replace")):
+                return at
+        return None
+
     def wait_quiet(self, quiet: float, timeout: float) -> float:
         """Wait until nothing was written for `quiet` seconds; returns the time of the last chunk."""
         deadline = time.monotonic() + timeout
