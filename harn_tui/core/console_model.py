@@ -19,7 +19,7 @@ from harn_tui.core.leases import is_held
 from harn_tui.core.projection import GoalView, WorkResolver, project_goal
 from harn_tui.core.reader_bounds import READ_FLAGS
 from harn_tui.core.records import Proof, WorkEvent
-from harn_tui.core.tree import ApprovalFiles, Tree, WorkFiles
+from harn_tui.core.tree import ApprovalFiles, Tree, WorkFiles, bulk_allocation
 
 TRANSITION_EVENTS = frozenset({
     "plan.applied", "plan.completed", "plan.rejected", "plan.retry_requested",
@@ -78,7 +78,8 @@ class ConsoleModel:
         model = cls(layout, Tree.load(layout))
         for work in model.tree.work.values():
             model._index_runs(work)
-        model._reproject(set(model.tree.goals), classify=False, loaded=True)
+        with bulk_allocation(freeze=True):  # as `queries.project_tree` does for its views
+            model._reproject(set(model.tree.goals), classify=False, loaded=True)
         model._classify(w for w in model.tree.work if not model._work_goals.get(w))
         model._refresh_standalone()
         return model

@@ -13,7 +13,7 @@ from harn_tui.core.layout import Layout
 from harn_tui.core.projection import GoalView, PlanView, WorkResolver, WorkView, project_goal
 from harn_tui.core.reader_bounds import directory_problem
 from harn_tui.core.transitions.scope import owning_goal
-from harn_tui.core.tree import Tree
+from harn_tui.core.tree import Tree, bulk_allocation
 
 
 @dataclass(frozen=True)
@@ -29,8 +29,11 @@ class TreeView:
 
 
 def project_tree(tree: Tree) -> TreeView:
+    """Every goal projected. The views are long-lived and acyclic, like the tree: the collector is paused while
+    they are built (and they are frozen when there are many), as `Tree.load` does for the records."""
     resolver = WorkResolver(tree)
-    goals = tuple(project_goal(tree, goal_id, resolver) for goal_id in sorted(tree.goals))
+    with bulk_allocation(freeze=True):
+        goals = tuple(project_goal(tree, goal_id, resolver) for goal_id in sorted(tree.goals))
     owner: dict[str, str] = {}
     for goal in goals:
         for work_id in goal.governed_work_ids:
