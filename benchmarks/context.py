@@ -27,7 +27,7 @@ class Context:
     large: str = "L"
     small: str = "S"
     repeats: int = 15
-    heavy_repeats: int = 3
+    heavy_repeats: int = 5
     enforce: bool = True
     cache_dir: Path = CACHE_DIR
     log: Callable[[str], None] = lambda message: print(message, file=sys.stderr, flush=True)

@@ -49,7 +49,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--large", default="L", help="tree the targets apply to (default L)")
     parser.add_argument("--small", default="S", help="reference tree of the L/S ratios (default S)")
     parser.add_argument("--repeats", type=int, default=15, help="samples per quick figure (default 15)")
-    parser.add_argument("--heavy-repeats", type=int, default=3, help="samples per whole-tree load (default 3)")
+    parser.add_argument("--heavy-repeats", type=int, default=5, help="samples per whole-tree load (default 5)")
     parser.add_argument("--only", default=",".join(GROUPS), help=f"comma-separated groups of {', '.join(GROUPS)}")
     parser.add_argument("--no-enforce", action="store_true", help="measure without judging (smoke runs)")
     parser.add_argument("--json", type=Path, help="also write the figures as JSON to this file")
