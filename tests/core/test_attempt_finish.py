@@ -5,6 +5,8 @@ that died, or one that finished normally and must not be recorded lost."""
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from pathlib import Path
 
 from harn_tui.core.journal import JsonlTail
@@ -12,7 +14,7 @@ from harn_tui.core.layout import Layout
 from harn_tui.core.leases import hold_lease
 from harn_tui.core.records import AttemptFinished
 from harn_tui.core.records.events import WORK_EVENTS_ADAPTER
-from harn_tui.core.runner import begin_attempt
+from harn_tui.core.runner import PreparedAttempt, begin_attempt
 from harn_tui.core.transitions import accept_work, approve_plan
 from harn_tui.core.writer import append_event
 from tests.conftest import Harn
@@ -57,15 +59,22 @@ def finishes(layout: Layout, work_id: str, run_id: str) -> list[tuple[str, str |
             if e["event"] == "attempt.finished" and e["run_id"] == run_id]
 
 
-def test_a_runner_that_died_while_the_template_ran_is_recorded_lost_by_the_finish(
-    layout: Layout, examples: Path
-) -> None:
+@contextlib.contextmanager
+def begun_while_another_runs(layout: Layout, examples: Path) -> Iterator[tuple[str, str, PreparedAttempt]]:
+    """`b` begun while `a` has a running attempt whose runner (another process) holds its run lease; the block
+    is that runner's life. Yields (a, a's run, b's prepared attempt)."""
     a, b = side_by_side(layout, examples)
     other_run = start_lost_attempt(layout, a)
     with hold_lease(layout.run(other_run) / "lease", "the runner of a, in another process"):
-        prepared = begin_attempt(layout, b, actor="supervisor", goal_id=GOAL)  # a is running, live
-    result = prepared.run(60.0)  # a's runner is gone by the time b finishes
-    assert result.status == "passed"
+        yield a, other_run, begin_attempt(layout, b, actor="supervisor", goal_id=GOAL)
+
+
+def test_a_runner_that_died_while_the_template_ran_is_recorded_lost_by_the_finish(
+    layout: Layout, examples: Path
+) -> None:
+    with begun_while_another_runs(layout, examples) as (a, other_run, prepared):
+        pass  # a's runner is gone by the time b finishes
+    assert prepared.run(60.0).status == "passed"
     assert finishes(layout, a, other_run) == [("failed", "lost")]
     assert events_of(layout, a)[-1]["actor"] == "supervisor"
 
@@ -73,12 +82,8 @@ def test_a_runner_that_died_while_the_template_ran_is_recorded_lost_by_the_finis
 def test_a_runner_that_finished_while_the_template_ran_is_not_recorded_lost(
     layout: Layout, examples: Path
 ) -> None:
-    a, b = side_by_side(layout, examples)
-    other_run = start_lost_attempt(layout, a)
-    with hold_lease(layout.run(other_run) / "lease", "the runner of a, in another process"):
-        prepared = begin_attempt(layout, b, actor="supervisor", goal_id=GOAL)  # a is running, live
+    with begun_while_another_runs(layout, examples) as (a, other_run, prepared):
         append_event(JsonlTail(layout.work(a) / "events.jsonl", WORK_EVENTS_ADAPTER), AttemptFinished, "supervisor",
                      run_id=other_run, status="failed", reason="exit code 3", **{"class": None})
-    result = prepared.run(60.0)
-    assert result.status == "passed"
+    assert prepared.run(60.0).status == "passed"
     assert finishes(layout, a, other_run) == [("failed", "exit code 3")]

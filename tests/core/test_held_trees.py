@@ -97,16 +97,24 @@ def test_a_changed_record_is_not_trusted_the_goal_is_read_again(layout: Layout, 
     assert view.state == "corrupt" and str(goal_file) in (view.reason or "")
 
 
+def break_first_line_in_place(log: Path) -> None:
+    """Same length, same inode: the first event's seq becomes 9, past the file system's timestamp granularity."""
+    body = log.read_bytes()
+    time.sleep(0.02)
+    log.write_bytes(body.replace(b'"seq":1,', b'"seq":9,', 1))
+
+
+def assert_read_again_corrupt(layout: Layout, goal_id: str) -> None:
+    damaged = held_view(layout, goal_id)
+    assert damaged.state == "corrupt" and "seq 9" in (damaged.reason or "")
+    assert damaged.to_json() == fresh_view(layout, goal_id).to_json()
+
+
 def test_a_log_rewritten_in_place_is_read_again_whole(synthetic: Layout) -> None:
     goal_id = sorted(os.listdir(synthetic.supervisors))[0]
     view = held_view(synthetic, goal_id)
-    log = synthetic.work(view.work[0].id) / "events.jsonl"
-    body = log.read_bytes()
-    time.sleep(0.02)
-    log.write_bytes(body.replace(b'"seq":1,', b'"seq":9,', 1))  # same length, same inode
-    damaged = held_view(synthetic, goal_id)
-    assert damaged.state == "corrupt" and "seq 9" in (damaged.reason or "")
-    assert damaged.to_json() == fresh_view(synthetic, goal_id).to_json()
+    break_first_line_in_place(synthetic.work(view.work[0].id) / "events.jsonl")
+    assert_read_again_corrupt(synthetic, goal_id)
 
 
 def test_a_held_tree_is_lent_to_one_caller_at_a_time(synthetic: Layout) -> None:
@@ -188,10 +196,5 @@ def test_an_edit_in_place_after_this_process_appended_is_still_seen(synthetic: L
     view = held_view(synthetic, goal_id)
     item = next(w for w in view.work if w.state not in ("succeeded", "cancelled"))
     cancel_work(synthetic, item.id, actor="tester", reason="enough")  # appended through the held tree
-    log = synthetic.work(item.id) / "events.jsonl"
-    body = log.read_bytes()
-    time.sleep(0.02)
-    log.write_bytes(body.replace(b'"seq":1,', b'"seq":9,', 1))  # same length, same inode
-    damaged = held_view(synthetic, goal_id)
-    assert damaged.state == "corrupt" and "seq 9" in (damaged.reason or "")
-    assert damaged.to_json() == fresh_view(synthetic, goal_id).to_json()
+    break_first_line_in_place(synthetic.work(item.id) / "events.jsonl")
+    assert_read_again_corrupt(synthetic, goal_id)
