@@ -184,14 +184,12 @@ class PreparedAttempt:
     def _finish(self, verdict: Verdict, approval_id: str | None) -> AttemptResult:
         """Record `attempt.finished` under the governing lease. Recording the outcome decides nothing on the
         goal's records (it is recorded even on a damaged goal), and it reads few logs: its own item's (the
-        append re-reads it), its dependencies' (the state after) and those of items with a running attempt
-        (the lost-attempt repair; an attempt started since this process last read the goal is repaired by
-        the next writer that reads the goal). Those are brought up to date, not the whole goal."""
+        append re-reads it) and its dependencies' (the state after). Those are brought up to date, not the
+        whole goal; the lost-attempt repair brings up to date the log of any run it would call lost (an attempt
+        started since this process last read the goal is repaired by the next writer that reads the goal)."""
         with work_lease(self.layout, self.work_id, self.goal_id, check="none") as (tree, owner):
-            governed = governed_by_lease(tree, self.work_id, owner)
-            running = [w for w in governed if w in tree.work and tree.runs_told(tree.work[w]).running]
-            tree.refresh_logs_of([*WorkResolver(tree).closure(self.work_id), *running])
-            repair_lost_attempts(tree, governed)
+            tree.refresh_logs_of(WorkResolver(tree).closure(self.work_id))
+            repair_lost_attempts(tree, governed_by_lease(tree, self.work_id, owner))
             append_event(
                 tree.work[self.work_id].log, AttemptFinished, self.actor, run_id=self.run_id,
                 status=verdict.status, reason=verdict.reason, approval_id=approval_id, **{"class": verdict.class_},

@@ -139,7 +139,8 @@ class RunsOfWork:
 
     - `started`: every run, in the order its attempt started;
     - `unfinished`: started and not finished, a park being no finish (their leases are probed for liveness);
-    - `running`: started or resumed and not finished or parked since (an attempt whose runner may be lost);
+    - `running`: started or resumed and not finished or parked since (an attempt whose runner may be lost).
+
     The proofs of every run but the latest are history: no decision reads them (see `Tree.refresh_scoped`).
     """
 
@@ -502,8 +503,7 @@ class Tree:
         if identities is None or goal is None or goal.intent is None or goal.problems:
             return False
         for path, (log, work_id) in list(self._logs.items()):
-            if file_identity(path) != log.seen:
-                self._reread_log(log, work_id)
+            self._catch_up(path, log, work_id)
         if records:  # after the logs: they tell which proofs are history
             runs_dir = self._runs_dir
             history = {proof_path(runs_dir, run_id) for work in self.work.values()
@@ -520,8 +520,10 @@ class Tree:
         self.version += 1
         return True
 
-    def _reread_log(self, log: JsonlTail[Any], work_id: str | None) -> None:
+    def _catch_up(self, path: str, log: JsonlTail[Any], work_id: str | None) -> None:
         """A log whose identity is not the one its tail read: read it again whole, and what it now names."""
+        if file_identity(path) == log.seen:
+            return
         log.identity = None
         self._refresh_log(log, work_id)
         if work_id is not None:
@@ -533,8 +535,8 @@ class Tree:
         under the lease that reads these items only (an attempt's finish, see `runner`)."""
         for work_id in work_ids:
             work = self.work.get(work_id)
-            if work is not None and file_identity(os.fspath(work.log.path)) != work.log.seen:
-                self._reread_log(work.log, work_id)
+            if work is not None:
+                self._catch_up(os.fspath(work.log.path), work.log, work_id)
 
     def _refresh_plans(self, goal: GoalFiles) -> None:
         """New plans, and the records of known plans that had not been written when last read."""

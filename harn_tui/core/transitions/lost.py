@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 from harn_tui.core.leases import is_held
 from harn_tui.core.records import AttemptFinished
-from harn_tui.core.tree import Tree
+from harn_tui.core.tree import Tree, WorkFiles
 from harn_tui.core.writer import SUPERVISOR_ACTOR, append_event
 
 LOST_REASON = "lost"
@@ -14,16 +14,19 @@ LOST_REASON = "lost"
 
 def repair_lost_attempts(tree: Tree, work_ids: Iterable[str]) -> list[AttemptFinished]:
     """Append `attempt.finished {status: failed, reason: lost}` (actor supervisor) for every lost run of the
-    given work. The caller holds the lease that governs that work and read `tree` under it (its logs are
-    current: only the holder appends), so the runs still running are those the tree's logs tell; each one's
-    lease is probed now."""
+    given work. The caller holds the lease that governs that work and read `tree` under it, perhaps only in part
+    (an attempt's finish brings up to date only the logs it reads): a run the tree shows running with its
+    lease free has its item's log brought up to date before it is called lost, since its runner may have
+    recorded its finish after the tree last read that log."""
     repaired: list[AttemptFinished] = []
     for work_id in work_ids:
         work = tree.work.get(work_id)
         if work is None or work.intent is None or work.log.problem is not None:
             continue
-        running = tree.runs_told(work).running
-        for run_id in [run_id for run_id in running if not is_held(tree.layout.run(run_id) / "lease")]:
+        if not _lost(tree, work):
+            continue
+        tree.refresh_logs_of([work_id])
+        for run_id in _lost(tree, work):
             repaired.append(
                 append_event(work.log, AttemptFinished, SUPERVISOR_ACTOR, run_id=run_id, status="failed",
                              reason=LOST_REASON)
@@ -32,3 +35,8 @@ def repair_lost_attempts(tree: Tree, work_ids: Iterable[str]) -> list[AttemptFin
             if run is not None:
                 run.live = False
     return repaired
+
+
+def _lost(tree: Tree, work: WorkFiles) -> list[str]:
+    """The runs the work's log (as the tree read it) shows running whose run lease is free now."""
+    return [run_id for run_id in tree.runs_told(work).running if not is_held(tree.layout.run(run_id) / "lease")]
