@@ -187,21 +187,24 @@ def measure(ctx: Context) -> list[Figure]:
     # side: this VM's two cores slow each other unevenly, by up to half.)
     colds: list[float] = []
     paints: list[float] = []
-    for _ in range(PAINT_ROUNDS - 1):
+
+    def pair() -> PtySession:
+        """One pair: a cold-load probe, then a console start; the console is left running."""
         ctx.warm_page_cache(ctx.large)
         colds.append(float(ctx.probe("cold-load", generated.root)["since_spawn_seconds"]))
         ctx.warm_page_cache(ctx.large)
-        warmup = spawn(ctx, generated.root)
+        started = spawn(ctx, generated.root)
         try:
-            paints.append(first_paint(warmup, number, frontier_title))
-        finally:
-            warmup.close()
-    ctx.warm_page_cache(ctx.large)
-    colds.append(float(ctx.probe("cold-load", generated.root)["since_spawn_seconds"]))
-    ctx.warm_page_cache(ctx.large)
-    session = spawn(ctx, generated.root)
+            paints.append(first_paint(started, number, frontier_title))
+        except BaseException:
+            started.close()
+            raise
+        return started
+
+    for _ in range(PAINT_ROUNDS - 1):
+        pair().close()
+    session = pair()
     try:
-        paints.append(first_paint(session, number, frontier_title))
         settle(session)
         moves = keypresses(session, KEYS["graph"], 1)
         moves = keypresses(session, KEYS["down"], ctx.repeats)
