@@ -43,6 +43,13 @@ DEFAULT_ITEMS: list[dict[str, Any]] = [
      "acceptance": ["tests pass"], "dependencies": ["investigate"], "template": "implement"},
 ]
 
+# a three-item plan: a, b after a, and the root `implement` after both (for races over one graph)
+THREE_ITEMS = [
+    {"key": "a", "title": "A", "objective": "A.", "template": "investigate"},
+    {"key": "b", "title": "B", "objective": "B.", "dependencies": ["a"], "template": "investigate"},
+    {"key": "implement", "title": "C", "objective": "C.", "dependencies": ["a", "b"], "template": "implement"},
+]
+
 
 def write_template(directory: Path, name: str, body: str) -> Path:
     """An executable Python template run by this interpreter (body: the script after the shebang)."""

@@ -20,6 +20,7 @@ from tests.plan_builders import (
     GOAL,
     MODAL_TEMPLATE,
     ROOT_WORK,
+    THREE_ITEMS,
     add_plan,
     events_of,
     goal_view,
@@ -28,12 +29,6 @@ from tests.plan_builders import (
     record_attempt,
     write_template,
 )
-
-THREE_ITEMS = [
-    {"key": "a", "title": "A", "objective": "A.", "template": "investigate"},
-    {"key": "b", "title": "B", "objective": "B.", "dependencies": ["a"], "template": "investigate"},
-    {"key": "implement", "title": "C", "objective": "C.", "dependencies": ["a", "b"], "template": "implement"},
-]
 
 
 @pytest.fixture

@@ -9,16 +9,17 @@ The bulk runs `harn_tui.cli.main(argv)` in-process; a few real `harn` subprocess
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import io
 import json
 import os
 import re
 import shutil
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 from hypothesis import HealthCheck, assume, example, given, settings
@@ -511,6 +512,27 @@ def console_on(layout: Layout) -> HarnConsole:
     return app
 
 
+@pytest.fixture
+def fixed_now(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HARN_FIXED_NOW", "2026-07-16T10:00:00Z")
+
+
+F = TypeVar("F")
+
+
+@contextlib.asynccontextmanager
+async def form_on(layout: Layout, build: Callable[[Layout], object], key: str,
+                  form_type: type[F]) -> AsyncIterator[tuple[Any, F, dict[str, bytes]]]:
+    """`build` a scenario, open the console on it and press `key`: (the pilot, the form it opened, which must be
+    a `form_type`, and the tree's bytes before anything was typed)."""
+    build(layout)
+    before = tree_bytes(layout.root)
+    app = console_on(layout)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        yield pilot, await open_form(pilot, app, key, form_type), before
+
+
 OVER_REASON = ["\u3000 " + "[bold red]x[/] \x1b[2J\x1b]52;c;ZXZpbA==\x07 " * 100 + "r" * 1001 + " \u3000",
                "r" * 2001]
 BLANK = ["", "   ", "\u3000\x1c\x1d\t"]
@@ -530,15 +552,10 @@ async def refused(pilot: Any, form: Any, field: Input, value: str, rule: str, la
 
 
 @pytest.mark.anyio
-async def test_reason_form_refuses_out_of_bounds_reasons(layout: Layout, figures: Figures,
-                                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("HARN_FIXED_NOW", "2026-07-16T10:00:00Z")
-    scenarios.plan_goal(layout)
-    before = tree_bytes(layout.root)
-    app = console_on(layout)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause()
-        form = await open_form(pilot, app, "x", ReasonForm)  # reject the pending plan: a required reason
+@pytest.mark.usefixtures("fixed_now")
+async def test_reason_form_refuses_out_of_bounds_reasons(layout: Layout, figures: Figures) -> None:
+    # x: reject the pending plan, a reason required
+    async with form_on(layout, scenarios.plan_goal, "x", ReasonForm) as (pilot, form, before):
         field = form.query_one("#reason", Input)
         for value in OVER_REASON:
             await refused(pilot, form, field, value, "at most 2,000 are allowed", layout, before, figures)
@@ -556,15 +573,9 @@ async def test_reason_form_refuses_out_of_bounds_reasons(layout: Layout, figures
 
 
 @pytest.mark.anyio
-async def test_reopen_form_refuses_out_of_bounds_findings(layout: Layout, figures: Figures,
-                                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("HARN_FIXED_NOW", "2026-07-16T10:00:00Z")
-    scenarios.review_goal(layout)
-    before = tree_bytes(layout.root)
-    app = console_on(layout)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause()
-        form = await open_form(pilot, app, "o", ReopenForm)
+@pytest.mark.usefixtures("fixed_now")
+async def test_reopen_form_refuses_out_of_bounds_findings(layout: Layout, figures: Figures) -> None:
+    async with form_on(layout, scenarios.review_goal, "o", ReopenForm) as (pilot, form, before):
         finding = form.query_one("#finding-1", Input)
         for value in ["f" * 1001, "\x1b[2J" * 251, " [link=http://evil]x[/link] " * 40]:
             await refused(pilot, form, finding, value, "finding 1: the finding is", layout, before, figures)
@@ -582,15 +593,9 @@ async def test_reopen_form_refuses_out_of_bounds_findings(layout: Layout, figure
 
 
 @pytest.mark.anyio
-async def test_accept_form_refuses_out_of_bounds_deferrals(layout: Layout, figures: Figures,
-                                                           monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("HARN_FIXED_NOW", "2026-07-16T10:00:00Z")
-    scenarios.review_goal(layout)
-    before = tree_bytes(layout.root)
-    app = console_on(layout)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause()
-        form = await open_form(pilot, app, "a", AcceptForm)
+@pytest.mark.usefixtures("fixed_now")
+async def test_accept_form_refuses_out_of_bounds_deferrals(layout: Layout, figures: Figures) -> None:
+    async with form_on(layout, scenarios.review_goal, "a", AcceptForm) as (pilot, form, before):
         form.query_one("#choice-f1", Select).value = "fixed"
         form.query_one("#choice-f2", Select).value = "deferred"
         why = form.query_one("#why-f2", Input)

@@ -21,17 +21,13 @@ from tests.goal_kit import EXAMPLES, GoalKit, apply_reply, item, make_root, scri
 from tests.plan_builders import (
     GOAL,
     ROOT_WORK,
+    THREE_ITEMS,
     add_plan,
     make_goal,
     record_attempt,
 )
 from tests.reliability.crash_kit import Child, Transition, log_events, log_lines, run_cli
 
-THREE_ITEMS = [
-    {"key": "a", "title": "A", "objective": "A.", "template": "investigate"},
-    {"key": "b", "title": "B", "objective": "B.", "dependencies": ["a"], "template": "investigate"},
-    {"key": "implement", "title": "C", "objective": "C.", "dependencies": ["a", "b"], "template": "implement"},
-]
 WORK = "w-under-test"
 
 
@@ -435,6 +431,10 @@ def done_resume_tick(layout: Layout, ctx: dict[str, Any], child: Child) -> None:
     assert (passed, lost) in ((1, 0), (0, 1)), events
 
 
+def argv_tick(ctx: dict[str, Any]) -> list[str]:
+    return ["supervisor", "tick", ctx["goal"]]
+
+
 TRANSITIONS: list[Transition] = [
     Transition("supervisor create", build_supervisor_create, argv_supervisor_create, done_supervisor_create,
                lambda layout, ctx: {3} if (layout.goal("goal-new") / "goal.json").is_file() else {0}),
@@ -469,16 +469,10 @@ TRANSITIONS: list[Transition] = [
     Transition("work run (resume)", build_resume, lambda ctx: ["work", "run", WORK], done_one_attempt,
                started_already),
     Transition("work retry", build_retry_blocked, lambda ctx: ["work", "retry", WORK], done_retried, retry_repeat),
-    Transition("tick: planner, reviewer, auto-apply", build_planning_tick,
-               lambda ctx: ["supervisor", "tick", ctx["goal"]], done_planning_tick),
-    Transition("tick: planner asks for attention", build_attention_tick,
-               lambda ctx: ["supervisor", "tick", ctx["goal"]], done_attention_tick),
-    Transition("tick: planner invalid twice", build_failed_tick,
-               lambda ctx: ["supervisor", "tick", ctx["goal"]], done_failed_tick),
-    Transition("tick: attempt start/finish", build_attempt_tick,
-               lambda ctx: ["supervisor", "tick", ctx["goal"]], done_attempt_tick),
-    Transition("tick: accept, then start", build_accept_tick,
-               lambda ctx: ["supervisor", "tick", ctx["goal"]], done_accept_tick),
-    Transition("tick: resume an approved park", build_resume_tick,
-               lambda ctx: ["supervisor", "tick", ctx["goal"]], done_resume_tick),
+    Transition("tick: planner, reviewer, auto-apply", build_planning_tick, argv_tick, done_planning_tick),
+    Transition("tick: planner asks for attention", build_attention_tick, argv_tick, done_attention_tick),
+    Transition("tick: planner invalid twice", build_failed_tick, argv_tick, done_failed_tick),
+    Transition("tick: attempt start/finish", build_attempt_tick, argv_tick, done_attempt_tick),
+    Transition("tick: accept, then start", build_accept_tick, argv_tick, done_accept_tick),
+    Transition("tick: resume an approved park", build_resume_tick, argv_tick, done_resume_tick),
 ]
