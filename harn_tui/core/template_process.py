@@ -79,8 +79,6 @@ def run_template(
         finally:
             _kill_group(process.pid)  # whatever the template left behind
             process.wait()
-            for key in list(selector.get_map().values()):
-                selector.unregister(key.fileobj)
     process.stdout.close()
     process.stderr.close()
     capped_at = transcript.cap_bytes if transcript.capped else None
