@@ -94,7 +94,8 @@ def parse_record(path: Path | str, body: bytes, model: type[M]) -> M:
     return record
 
 
-_ALL_FIELDS: dict[type[BaseModel], tuple[set[str], tuple[str, ...]]] = {}
+_FIELDS_SET = BaseModel.__dict__["__pydantic_fields_set__"]  # the slot itself: set past the frozen check
+_SHARING: dict[type[BaseModel], tuple[set[str], tuple[str, ...]]] = {}
 
 
 def share_fields_sets(record: BaseModel) -> None:
@@ -104,16 +105,11 @@ def share_fields_sets(record: BaseModel) -> None:
     record's own values. Every record the core writes sets every field, so almost all instances of a class
     hold an equal set; they share one instead (a large tree is hundreds of thousands of events). The records
     are frozen, and pydantic copies the set before changing it (`model_copy`), so the shared set never changes.
+    Called once per record read, so it is kept short: the class's plan is looked up once, the slot set directly.
     """
-    cls = type(record)
-    known = _ALL_FIELDS.get(cls)
-    if known is None:
-        nested = tuple(name for name, info in cls.model_fields.items() if _mentions_model(info.annotation))
-        known = _ALL_FIELDS[cls] = (set(cls.model_fields), nested)
-    every, nested = known
-    own = record.__pydantic_fields_set__
-    if own is not every and len(own) == len(every):
-        object.__setattr__(record, "__pydantic_fields_set__", every)
+    every, nested = _SHARING.get(type(record)) or _sharing(type(record))
+    if len(record.__pydantic_fields_set__) == len(every):
+        _FIELDS_SET.__set__(record, every)
     for name in nested:
         value = record.__dict__.get(name)
         if isinstance(value, BaseModel):
@@ -126,6 +122,13 @@ def share_fields_sets(record: BaseModel) -> None:
             for item in value.values():
                 if isinstance(item, BaseModel):
                     share_fields_sets(item)
+
+
+def _sharing(cls: type[BaseModel]) -> tuple[set[str], tuple[str, ...]]:
+    """The one fields set a model class's instances share, and its fields that may hold models."""
+    nested = tuple(name for name, info in cls.model_fields.items() if _mentions_model(info.annotation))
+    found = _SHARING[cls] = (set(cls.model_fields), nested)
+    return found
 
 
 def _mentions_model(annotation: object) -> bool:

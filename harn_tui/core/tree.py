@@ -401,7 +401,7 @@ class Tree:
             path = proof_path(self._runs_dir, run_id)
             try:
                 self._note(path)
-                linked = self._linked("runs", run.directory, run_id)
+                linked = self._linked("runs", f"{self._runs_dir}{os.sep}{run_id}", run_id)  # no Path: 100k runs
                 if linked:
                     raise CorruptJournal(linked)
                 body = read_bytes(path)

@@ -7,6 +7,7 @@ import time
 
 from harn_tui.core.console_model import ConsoleModel
 from harn_tui.core.layout import Layout
+from harn_tui.core.tree import bulk_allocation
 
 
 def run_console(layout: Layout, *, actor: str, supervisor: bool) -> None:
@@ -17,9 +18,9 @@ def run_console(layout: Layout, *, actor: str, supervisor: bool) -> None:
     long-lived: `gc.freeze()` moves them out of the collector's reach, so a full collection during a keypress
     does not walk hundreds of thousands of events on a large tree.
     """
-    from harn_tui.tui.app import HarnConsole
-    from harn_tui.tui.watcher import TreeWatcher
-
+    with bulk_allocation(freeze=False):
+        from harn_tui.tui.app import HarnConsole
+        from harn_tui.tui.watcher import TreeWatcher
     watcher = TreeWatcher(layout.base, since=time.time())
     try:
         model = ConsoleModel.load(layout)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, ValidationInfo, model_validator
@@ -39,8 +40,6 @@ Sha256 = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$")]
 
 
 def _check_utc_z(value: str) -> str:
-    from datetime import datetime
-
     if not value.endswith("Z"):
         raise ValueError("timestamp must be UTC ISO 8601 ending in Z")
     datetime.fromisoformat(value[:-1] + "+00:00")
@@ -48,8 +47,6 @@ def _check_utc_z(value: str) -> str:
 
 
 def _check_offset(value: str) -> str:
-    from datetime import datetime
-
     parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
     if parsed.tzinfo is None:
         raise ValueError("timestamp must carry an offset (Z or +00:00)")
