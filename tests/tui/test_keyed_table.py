@@ -1,0 +1,53 @@
+"""The keyed table sizes its columns as DataTable would, without measuring each cell through the console."""
+
+from __future__ import annotations
+
+import pytest
+from rich.text import Text
+from textual.app import App, ComposeResult
+from textual.widgets import DataTable
+
+from harn_tui.tui.widgets.keyed_table import KeyedTable
+
+COLUMNS = (("State", "state"), ("Title", "title"), ("Why", "why"))
+ROWS = [
+    ("a", (Text("ready"), Text("short"), Text(""))),
+    ("b", (Text("in_review", style="bold"), Text("宽字符的标题 ✔ wide"), Text("line one\nand a longer line two"))),
+    ("c", (Text("corrupt"), Text("x" * 70), Text("🙂 emoji and combining é"))),
+]
+
+
+class Tables(App[None]):
+    def compose(self) -> ComposeResult:
+        yield KeyedTable(COLUMNS, id="keyed")
+        yield DataTable(id="plain")
+
+    def on_mount(self) -> None:
+        plain = self.query_one("#plain", DataTable)
+        for label, key in COLUMNS:
+            plain.add_column(Text(label), key=key)
+
+
+@pytest.mark.anyio
+async def test_columns_are_as_wide_as_datatable_measures_them() -> None:
+    app = Tables()
+    async with app.run_test(size=(160, 30)) as pilot:
+        keyed, plain = app.query_one("#keyed", KeyedTable), app.query_one("#plain", DataTable)
+        keyed.sync(ROWS)
+        for key, cells in ROWS:
+            plain.add_row(*cells, key=key)
+        await pilot.pause()
+        widths = {key: column.content_width for key, column in keyed.columns.items()}
+        assert widths == {key: column.content_width for key, column in plain.columns.items()}
+        assert widths[next(iter(widths))] == len("in_review") and max(widths.values()) == 70
+        assert keyed.virtual_size == plain.virtual_size
+
+        wider = [(key, (Text("waiting"), cells[1], Text("a reason longer than every other one so far")))
+                 for key, cells in ROWS[:2]]
+        keyed.sync(wider)  # different keys: rebuilt, the new rows measured again
+        plain.clear()
+        for key, cells in wider:
+            plain.add_row(*cells, key=key)
+        await pilot.pause()
+        assert {k: c.content_width for k, c in keyed.columns.items()} == {
+            k: c.content_width for k, c in plain.columns.items()}
