@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -43,7 +44,9 @@ def sampler(
     ctx: Context, kind: str, act: Callable[[Any, dict[str, Any]], object], done: Callable[[Any], bool] = applied
 ) -> Callable[[], float]:
     """Round-robin over the goals of `kind`; each sample times one `act` (a transition, a tick), checks it did
-    its work (`done`) and then undoes it."""
+    its work (`done`) and then undoes it. The undo is flushed to disk before the next sample (untimed): on ext4
+    an fsync commits the whole journal, so the next sample's first fsync would otherwise also commit the undo's
+    truncations and removals, work the measured code never asked for."""
     from harn_tui.core.layout import Layout
 
     generated = ctx.tree(ctx.large)
@@ -64,6 +67,7 @@ def sampler(
             assert done(outcome), outcome
         finally:
             checkpoint.restore()
+            os.sync()
         return elapsed
 
     return sample
