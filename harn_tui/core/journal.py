@@ -22,6 +22,14 @@ from harn_tui.core.reader_bounds import (
 )
 
 M = TypeVar("M", bound=BaseModel)
+
+# (device, inode, size, modification ns, change ns): what tells one version of a file from another unread
+FileIdentity = tuple[int, int, int, int, int]
+
+
+def identity_of(found: os.stat_result) -> FileIdentity:
+    return found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns, found.st_ctime_ns
+
 E = TypeVar("E")
 
 
@@ -188,7 +196,7 @@ class JsonlTail(Generic[E]):
     torn: bool = False
     problem: str | None = None
     changes: int = 0
-    seen: tuple[int, int, int, int, int] | None = None
+    seen: FileIdentity | None = None
 
     def refresh(self) -> bool:
         """Bring the tail up to date with the file; True if anything changed."""
@@ -208,7 +216,7 @@ class JsonlTail(Generic[E]):
         except CorruptJournal as error:
             return self._fail(None, 0, error.message)
         try:
-            self.seen = (found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns, found.st_ctime_ns)
+            self.seen = identity_of(found)
             identity = (found.st_dev, found.st_ino)
             size = found.st_size
             changed = False

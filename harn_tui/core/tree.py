@@ -18,7 +18,7 @@ from typing import Any
 from harn_tui.core.errors import CorruptJournal
 from harn_tui.core.fsio import is_temp_name
 from harn_tui.core.ids import check_id, is_valid_id
-from harn_tui.core.journal import JsonlTail, parse_record, read_bytes
+from harn_tui.core.journal import FileIdentity, JsonlTail, identity_of, parse_record, read_bytes
 from harn_tui.core.layout import Layout
 from harn_tui.core.leases import is_held
 from harn_tui.core.reader_bounds import directory_problem
@@ -37,9 +37,6 @@ from harn_tui.core.records import (
 from harn_tui.core.records.events import PLAN_EVENTS_ADAPTER, WORK_EVENTS_ADAPTER
 
 PLAN_RECORDS = ("request.json", "proposal.json", "candidate.json", "review.json")
-
-# (device, inode, size, modification ns, change ns) of a file as it was read
-FileIdentity = tuple[int, int, int, int, int]
 
 
 @dataclass(slots=True)
@@ -401,7 +398,7 @@ class Tree:
             path = proof_path(self._runs_dir, run_id)
             try:
                 self._note(path)
-                linked = self._linked("runs", f"{self._runs_dir}{os.sep}{run_id}", run_id)  # no Path: 100k runs
+                linked = self._linked("runs", os.path.dirname(path), run_id)  # no Path: 100k runs
                 if linked:
                     raise CorruptJournal(linked)
                 body = read_bytes(path)
@@ -716,7 +713,7 @@ def file_identity(path: Path | str) -> FileIdentity | None:
         found = os.stat(path, follow_symlinks=False)
     except OSError:
         return None
-    return found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns, found.st_ctime_ns
+    return identity_of(found)
 
 
 def aborted_goal(goal: GoalFiles) -> bool:
