@@ -20,7 +20,7 @@ from benchmarks.patterns import GOAL_KINDS, READY, SUCCEEDED, Step
 from benchmarks.shapes import PLANS_PER_GOAL, TreeShape
 from benchmarks.sink import Sink
 
-GENERATOR_VERSION = 2
+GENERATOR_VERSION = 3
 GOAL_SPACING_S = 6 * 3600
 TEMPLATE_ID = "step"
 

@@ -126,6 +126,7 @@ def _start(ctx: GoalContext, item: ItemState, trigger: str) -> None:
         "trigger": trigger,
         "prior": item.prior if trigger == "retry" else None,
         "findings": list(item.open_findings),
+        "workspaces": {"prior": None, "dependencies": []},
     }
     body = r.manifest(item.run_id, ctx.goal_id, work, attempt, ctx.template, r.TEAM_PLACEHOLDER, ts)
     ctx.sink.write(f"{ctx.base}/runs/{item.run_id}", "manifest.json", r.record_bytes_with_team(body, ctx.team_json))

@@ -220,6 +220,7 @@ def proof(run_id: str, passed: bool, summary: str, acceptance: list[str], klass:
         "acceptance": [{"criterion": c, "status": status, "evidence": f"checked: {c}"} for c in acceptance],
         "class": klass,
         "finished_at": at,
+        "workspace": None,
     }
 
 

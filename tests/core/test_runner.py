@@ -75,7 +75,8 @@ def test_a_passing_attempt_reaches_review(layout: Layout, work: str, template: P
         "schema_version": 1, "run_id": result.run_id, "goal_id": None,
         "work": {"schema_version": 1, "id": work, "title": "Item", "objective": "Do it.",
                  "acceptance": ["done", "tested"]},
-        "attempt": {"number": 1, "trigger": "initial", "prior": None, "findings": []},
+        "attempt": {"number": 1, "trigger": "initial", "prior": None, "findings": [],
+                    "workspaces": {"prior": None, "dependencies": []}},
         "template": {"path": str(template), "sha256": hashlib.sha256(template.read_bytes()).hexdigest()},
         "team": {}, "created_at": manifest(layout, result.run_id)["created_at"],
     }
@@ -200,7 +201,7 @@ def test_retry_carries_a_synopsis_of_the_failed_attempt(layout: Layout, work: st
     second = run_work(layout, work, actor="alice", retry=True)
     assert (second.attempt, second.trigger, second.status) == (2, "retry", "passed")
     assert manifest(layout, second.run_id)["attempt"] == {
-        "number": 2, "trigger": "retry", "findings": [],
+        "number": 2, "trigger": "retry", "findings": [], "workspaces": {"prior": None, "dependencies": []},
         "prior": {"run_id": first.run_id, "summary": "failed with class None", "unsatisfied": ["done", "tested"],
                   "class": None},
     }

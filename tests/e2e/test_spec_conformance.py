@@ -208,7 +208,8 @@ def test_standalone_review_cycle_records_events_findings_and_dispositions(harn: 
                              "created_at"}
     assert manifest["work"] == {"schema_version": 1, "id": work_id, "title": "Add a queue",
                                 "objective": "Make a durable queue", "acceptance": ["tests pass", "docs written"]}
-    assert manifest["attempt"] == {"number": 1, "trigger": "initial", "prior": None, "findings": []}
+    assert manifest["attempt"] == {"number": 1, "trigger": "initial", "prior": None, "findings": [],
+                                   "workspaces": {"prior": None, "dependencies": []}}
     assert (manifest["goal_id"], manifest["team"]) == (None, {})
     proof = record(run_dir / "proof.json")
     assert [a["criterion"] for a in proof["acceptance"]] == ["tests pass", "docs written"]

@@ -53,6 +53,8 @@ from harn_tui.core.records.run import (
     ApprovalDecision,
     ApprovalRequest,
     AttemptManifest,
+    AttemptWorkspaces,
+    GitWorkspace,
     Proof,
 )
 from harn_tui.core.records.work import TemplateRef, WorkIntent, WorkSource
@@ -93,10 +95,12 @@ __all__ = [
     "AttemptManifest",
     "AttemptResumed",
     "AttemptStarted",
+    "AttemptWorkspaces",
     "Automation",
     "Disposition",
     "Finding",
     "FrozenTemplate",
+    "GitWorkspace",
     "GoalIntent",
     "Limits",
     "Mission",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field, StringConstraints
+from pydantic import Field, StringConstraints, model_validator
 
 from harn_tui.core.records.common import (
     Acceptance,
@@ -42,11 +42,44 @@ class PriorAttempt(Record):
     model_config = Record.model_config | {"populate_by_name": True}
 
 
+CommitSha = Annotated[str, StringConstraints(pattern=r"^(?:[0-9a-f]{40}|[0-9a-f]{64})$")]
+
+
+class GitWorkspace(Record):
+    """Where an attempt's work lives: a branch of the user's repository and the commit the host made on it.
+    `base` is the commit the attempt started from (after merging its dependencies), so `git diff base commit`
+    is exactly the attempt's change."""
+
+    kind: Literal["git"]
+    repository: Annotated[str, StringConstraints(min_length=1, max_length=4096)]
+    branch: Annotated[str, StringConstraints(min_length=1, max_length=255)]
+    base: CommitSha
+    commit: CommitSha
+    files_changed: Annotated[int, Field(ge=0)]
+    insertions: Annotated[int, Field(ge=0)]
+    deletions: Annotated[int, Field(ge=0)]
+
+    @model_validator(mode="after")
+    def _repository_is_absolute(self) -> GitWorkspace:
+        if not self.repository.startswith("/"):
+            raise ValueError("workspace.repository must be an absolute path")
+        return self
+
+
+class AttemptWorkspaces(Record):
+    """What an attempt's template needs to build its workspace: the work's latest passing workspace and its
+    dependencies' accepted ones, in dependency order."""
+
+    prior: GitWorkspace | None = None
+    dependencies: list[GitWorkspace] = Field(default_factory=list)
+
+
 class AttemptContext(Record):
     number: Annotated[int, Field(ge=1)]
     trigger: Literal["initial", "retry", "reopen"]
     prior: PriorAttempt | None
     findings: list[Finding]
+    workspaces: AttemptWorkspaces = Field(default_factory=AttemptWorkspaces)
 
 
 class AttemptManifest(VersionedRecord):
@@ -72,6 +105,7 @@ class Proof(VersionedRecord):
     acceptance: list[CriterionResult]
     class_: FailureClass | None = Field(alias="class")
     finished_at: OffsetTimestamp
+    workspace: GitWorkspace | None = None
 
     model_config = VersionedRecord.model_config | {"populate_by_name": True}
 
