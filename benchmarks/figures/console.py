@@ -111,7 +111,7 @@ def model_latencies(ctx: Context, count: int) -> list[float]:
     import gc
     import subprocess
 
-    from harn_tui.core.console_model import ConsoleModel
+    from harn_tui.console.model import ConsoleModel
     from harn_tui.core.layout import Layout
     from harn_tui.tui.app import HarnConsole
     from harn_tui.tui.watcher import TreeWatcher

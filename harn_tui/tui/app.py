@@ -26,7 +26,7 @@ from textual.notifications import SeverityLevel
 from textual.timer import Timer
 from textual.worker import Worker, WorkerState
 
-from harn_tui.core.console_model import ConsoleModel, ModelUpdate, SeenEvent
+from harn_tui.console.model import ConsoleModel, ModelUpdate, SeenEvent
 from harn_tui.core.errors import HarnError
 from harn_tui.core.layout import Layout
 from harn_tui.core.presence import HEARTBEAT_EVERY_S, Heartbeat, Presence

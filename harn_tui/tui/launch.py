@@ -22,7 +22,7 @@ def run_console(layout: Layout, *, actor: str, supervisor: bool) -> None:
     """
     gc.disable()
     try:
-        from harn_tui.core.console_model import ConsoleModel
+        from harn_tui.console.model import ConsoleModel
         from harn_tui.tui.app import HarnConsole
         from harn_tui.tui.watcher import TreeWatcher
     finally:

@@ -1,4 +1,4 @@
-"""The core never pulls in the UI layer, and the CLI loads Textual only for `harn tui`."""
+"""The core and the console's view models never pull in the UI layer, and the CLI loads Textual only for `harn tui`."""
 
 from __future__ import annotations
 
@@ -6,12 +6,15 @@ import pkgutil
 import subprocess
 import sys
 
+import harn_tui.console
 import harn_tui.core
 
 
 def core_modules() -> list[str]:
     return sorted(
-        info.name for info in pkgutil.walk_packages(harn_tui.core.__path__, prefix="harn_tui.core.")
+        info.name
+        for package in (harn_tui.core, harn_tui.console)
+        for info in pkgutil.walk_packages(package.__path__, prefix=f"{package.__name__}.")
     )
 
 
@@ -24,6 +27,7 @@ def loaded_after(code: str) -> set[str]:
 def test_every_core_module_imports_without_textual_or_rich() -> None:
     modules = core_modules()
     assert "harn_tui.core.projection.goal" in modules
+    assert "harn_tui.console.model" in modules
     loaded = loaded_after("\n".join(f"import {name}" for name in modules))
     assert not {m for m in loaded if m.split(".")[0] in ("textual", "rich")}
 

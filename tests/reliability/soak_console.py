@@ -27,7 +27,7 @@ from typing import Any
 from textual.screen import ModalScreen
 from textual.widgets import Input, Select
 
-from harn_tui.core.console_model import ConsoleModel
+from harn_tui.console.model import ConsoleModel
 from harn_tui.core.errors import HarnError
 from harn_tui.core.layout import Layout
 from harn_tui.tui import app as app_module

@@ -395,7 +395,7 @@ def test_pipes_and_links_in_presence_and_transcripts_never_block_the_console_mod
 ) -> None:
     """A named pipe where a presence heartbeat or a transcript should be used to block the console's reads
     forever (open waits for a writer); a link was followed out of the tree. Both are skipped now."""
-    from harn_tui.core.console_model import ConsoleModel
+    from harn_tui.console.model import ConsoleModel
     from harn_tui.core.presence import read_presence
 
     tree = k.copy_tree(base, tmp_path / "root")

@@ -7,7 +7,7 @@ import json
 import pytest
 from textual.widgets import Select
 
-from harn_tui.core.console_views import STANDALONE
+from harn_tui.console.views import STANDALONE
 from harn_tui.core.layout import Layout
 from harn_tui.tui.forms.accept import AcceptForm
 from harn_tui.tui.widgets.content_view import ContentView

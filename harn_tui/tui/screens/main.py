@@ -17,8 +17,8 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Button, ContentSwitcher, DataTable
 
-from harn_tui.core.console_model import ConsoleModel, ModelUpdate
-from harn_tui.core.console_views import first_needing_human, pending_approval, review_queue
+from harn_tui.console.model import ConsoleModel, ModelUpdate
+from harn_tui.console.views import first_needing_human, pending_approval, review_queue
 from harn_tui.core.projection import GoalView
 from harn_tui.tui.commands import ConsoleCommands, bindings
 from harn_tui.tui.screens.transitions import PANELS, TransitionActions

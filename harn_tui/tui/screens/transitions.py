@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from textual.content import Content
 from textual.widget import Widget
 
-from harn_tui.core.console_views import (
+from harn_tui.console.views import (
     can_cancel,
     can_reopen,
     is_standalone,
@@ -31,7 +31,7 @@ from harn_tui.tui.widgets.attention import eligibility_content
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from harn_tui.core.console_model import ConsoleModel
+    from harn_tui.console.model import ConsoleModel
     from harn_tui.tui.app import HarnConsole
 
 PANELS = ("goals", "graph", "attention", "plans", "findings", "item")

@@ -11,8 +11,8 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Button
 
-from harn_tui.core.console_model import ConsoleModel
-from harn_tui.core.console_views import (
+from harn_tui.console.model import ConsoleModel
+from harn_tui.console.views import (
     FailingProof,
     RetryEligibility,
     failing_proofs,

@@ -11,8 +11,8 @@ from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.widgets import Button
 
-from harn_tui.core.console_model import ConsoleModel
-from harn_tui.core.console_views import all_findings, dispositions_so_far, review_queue
+from harn_tui.console.model import ConsoleModel
+from harn_tui.console.views import all_findings, dispositions_so_far, review_queue
 from harn_tui.core.projection import GoalView, WorkView
 from harn_tui.tui.states import state_text
 from harn_tui.tui.text import clip, indent, label, lines, literal, literal_text

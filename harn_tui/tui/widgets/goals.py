@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from rich.text import Text
 
-from harn_tui.core.console_views import is_standalone
+from harn_tui.console.views import is_standalone
 from harn_tui.core.projection import GoalView
 from harn_tui.tui.states import state_text
 from harn_tui.tui.text import clip, literal_text, under_root

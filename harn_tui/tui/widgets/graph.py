@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from harn_tui.core.console_graph import GraphRow, graph_rows
-from harn_tui.core.console_views import is_standalone
+from harn_tui.console.graph import GraphRow, graph_rows
+from harn_tui.console.views import is_standalone
 from harn_tui.core.projection import GoalView
 from harn_tui.tui.states import glyph, state_style
 from harn_tui.tui.text import clip, literal_text, under_root, visible

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from textual.content import Content
 from textual.widgets import Static
 
-from harn_tui.core.console_model import SeenEvent
+from harn_tui.console.model import SeenEvent
 from harn_tui.core.presence import Presence
 from harn_tui.tui.text import literal
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from textual.content import Content
 
-from harn_tui.core.console_model import ConsoleModel
-from harn_tui.core.console_views import pending_approval, work_history
+from harn_tui.console.model import ConsoleModel
+from harn_tui.console.views import pending_approval, work_history
 from harn_tui.core.projection import AttemptView, GoalView, WorkView
 from harn_tui.tui.states import glyph, state_content, state_style
 from harn_tui.tui.text import indent, label, lines, literal, under_root

@@ -10,7 +10,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 
-from harn_tui.core.console_views import is_standalone, pending_proposal
+from harn_tui.console.views import is_standalone, pending_proposal
 from harn_tui.core.projection import GoalView, PlanView
 from harn_tui.core.records import Proposal, ReviewReceipt
 from harn_tui.tui.states import glyph, state_style

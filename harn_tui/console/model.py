@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harn_tui.core.console_views import STANDALONE, needs_human, standalone_goal
+from harn_tui.console.views import STANDALONE, needs_human, standalone_goal
 from harn_tui.core.layout import Layout
 from harn_tui.core.leases import is_held
 from harn_tui.core.projection import GoalView, WorkResolver, project_goal

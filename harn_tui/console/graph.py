@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from harn_tui.core.console_views import STANDALONE
+from harn_tui.console.views import STANDALONE
 from harn_tui.core.projection import GoalView, WorkView
 
 RowKind = str  # "heading" | "item" | "shared" | "note"

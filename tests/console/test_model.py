@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from harn_tui.core.console_graph import graph_rows
-from harn_tui.core.console_model import ConsoleModel
-from harn_tui.core.console_views import retry_eligibility, review_queue
+from harn_tui.console.graph import graph_rows
+from harn_tui.console.model import ConsoleModel
+from harn_tui.console.views import retry_eligibility, review_queue
 from harn_tui.core.layout import Layout
 from harn_tui.core.leases import HeldLease
 from harn_tui.core.records import AttemptStarted
@@ -121,7 +121,7 @@ def test_review_queue_holds_work_in_review_and_work_with_open_findings(layout: L
 
 
 def test_standalone_work_needing_a_human_is_one_goal_shaped_row_that_follows_changes(layout: Layout) -> None:
-    from harn_tui.core.console_views import STANDALONE
+    from harn_tui.console.views import STANDALONE
 
     s.review_goal(layout)
     s.standalone_work(layout)
