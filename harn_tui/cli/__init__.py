@@ -22,14 +22,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(raw)
     except ParserUsageError as error:
         return _fail("usage", 2, str(error), as_json)
-    from harn_tui.core.errors import HarnError
+    from harn_tui.core.errors import HarnError, harn_error_of
 
     try:
         from harn_tui.cli.dispatch import dispatch
 
         return dispatch(args)
-    except HarnError as error:
-        return _fail(error.code, error.exit_code, error.message, args.json)
+    except (HarnError, OSError) as error:
+        typed = harn_error_of(error)
+        if typed is None:
+            raise
+        return _fail(typed.code, typed.exit_code, typed.message, args.json)
     except KeyboardInterrupt:
         return 130
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import secrets
@@ -13,7 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from harn_tui.core.errors import Refused
+from harn_tui.core.errors import Refused, refusals_as_system_refused
 from harn_tui.core.faults import fault_point
 
 DIR_MODE = 0o700
@@ -27,11 +28,11 @@ def is_temp_name(name: str) -> bool:
 
 
 def ensure_dir(path: Path) -> None:
-    """Create `path` and missing parents with mode 0700."""
+    """Create `path` and missing parents with mode 0700; a refusal by the system is SystemRefused naming it."""
     if path.is_dir():
         return
     ensure_dir(path.parent)
-    with contextlib.suppress(FileExistsError):
+    with contextlib.suppress(FileExistsError), refusals_as_system_refused(path):
         os.mkdir(path, DIR_MODE)
         fsync_dir(path.parent)
 
@@ -94,17 +95,28 @@ def write_immutable(path: Path, body: bytes, *, sync_dir: bool = True) -> bool:
     """Write `body` at `path` once. True if written now, False if an identical body was already there.
 
     The body is fsynced before it is linked into place, always. With `sync_dir` false the caller fsyncs the
-    directory itself (`fsync_dir`) before anything durable depends on the new entry (a batch of writes)."""
+    directory itself (`fsync_dir`) before anything durable depends on the new entry (a batch of writes).
+    A refusal by the system (no space, read-only, ...) is SystemRefused naming `path`; nothing is linked, and
+    the temporary file is removed when the system allows it (else the next writer removes it)."""
+    ensure_dir(path.parent)
+    with refusals_as_system_refused(path):
+        return _write_immutable(path, body, sync_dir)
+
+
+def _write_immutable(path: Path, body: bytes, sync_dir: bool) -> bool:
     directory = path.parent
-    ensure_dir(directory)
     remove_stale_temps(directory)
     temp = temp_path_for(path)
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
     try:
         fault_point("write.temp")
-        os.write(fd, body)
+        _write_all(fd, body)
         fault_point("write.fsync")
         os.fsync(fd)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
     finally:
         os.close(fd)
     try:
@@ -181,6 +193,11 @@ def append_line(path: Path, line: bytes, *, sync_dir: bool = True) -> bool:
     if not line.endswith(b"\n") or b"\n" in line[:-1]:
         raise ValueError("a JSONL append is exactly one line ending in a newline")
     ensure_dir(path.parent)
+    with refusals_as_system_refused(path):
+        return _append_line(path, line, sync_dir)
+
+
+def _append_line(path: Path, line: bytes, sync_dir: bool) -> bool:
     good, size = complete_length(path)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC, FILE_MODE)
     try:
@@ -188,14 +205,28 @@ def append_line(path: Path, line: bytes, *, sync_dir: bool = True) -> bool:
             fault_point("append.truncate")
             os.ftruncate(fd, good)
         fault_point("append.write")
-        written = os.write(fd, line)
-        if written != len(line):
-            raise OSError(f"short write to {path}: {written} of {len(line)} bytes")
-        fault_point("append.fsync")
-        os.fsync(fd)
+        try:
+            _write_all(fd, line)
+            fault_point("append.fsync")
+            os.fsync(fd)
+        except OSError:
+            with contextlib.suppress(OSError):
+                os.ftruncate(fd, good)  # the line is not acknowledged: take back what part of it got in
+            raise
         fault_point("append.fsynced")
     finally:
         os.close(fd)
     if size == 0 and sync_dir:
         fsync_dir(path.parent)
     return size == 0
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """Write `data` whole: one write in the normal case; after a short write (the disk filling as it
+    writes) the rest is written again, so the system's own error (ENOSPC, EDQUOT, EFBIG) is what surfaces."""
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        if written <= 0:
+            raise OSError(errno.EIO, "the system accepted no bytes")
+        view = view[written:]

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from filelock import FileLock, Timeout
 
-from harn_tui.core.errors import CorruptJournal, Refused
+from harn_tui.core.errors import CorruptJournal, HarnError, Refused, is_system_refusal, system_refused
 from harn_tui.core.faults import fault_point
 from harn_tui.core.fsio import FILE_MODE, ensure_dir
 from harn_tui.core.reader_bounds import directory_problem
@@ -41,7 +41,7 @@ def hold_lease(path: Path, what: str, timeout: float | None = None) -> Iterator[
     except Timeout:
         raise LeaseBusy(f"busy: the {what} lease {path} stayed held for {wait:g} s") from None
     except OSError as error:
-        raise CorruptJournal(_lease_problem(path, error)) from None
+        raise _lease_error(path, error) from None
     fault_point("lease.acquired")
     try:
         yield
@@ -64,7 +64,7 @@ class HeldLease:
         except Timeout:
             raise LeaseBusy(f"busy: the {what} lease {path} is held by another process") from None
         except OSError as error:
-            raise CorruptJournal(_lease_problem(path, error)) from None
+            raise _lease_error(path, error) from None
         fault_point("lease.acquired")
 
     def release(self) -> None:
@@ -81,9 +81,14 @@ def _require_plain_parents(path: Path) -> None:
         raise CorruptJournal(problem)
 
 
-def _lease_problem(path: Path, error: OSError) -> str:
-    """A lease that cannot be opened (a symbolic link, which filelock never follows; a directory): damage."""
-    return f"{path}: cannot be taken as a lease ({error.strerror or error}); a lease is a regular file, never a link"
+def _lease_error(path: Path, error: OSError) -> HarnError:
+    """A lease the system refuses to create or open (no space, read-only, permission) is SystemRefused (6); one
+    that cannot be opened otherwise (a symbolic link, which filelock never follows; a directory) is damage (5)."""
+    if is_system_refusal(error) and not os.path.islink(path) and not os.path.isdir(path):
+        return system_refused(error, path)
+    return CorruptJournal(
+        f"{path}: cannot be taken as a lease ({error.strerror or error}); a lease is a regular file, never a link"
+    )
 
 
 def try_hold(path: Path, what: str) -> HeldLease | None:

@@ -27,7 +27,7 @@ from textual.timer import Timer
 from textual.worker import Worker, WorkerState
 
 from harn_tui.console.model import ConsoleModel, ModelUpdate, SeenEvent
-from harn_tui.core.errors import HarnError
+from harn_tui.core.errors import HarnError, harn_error_of
 from harn_tui.core.layout import Layout
 from harn_tui.core.presence import HEARTBEAT_EVERY_S, Heartbeat, Presence
 from harn_tui.tui.dispatch import Request, run_request, tick_summary
@@ -333,8 +333,11 @@ class HarnConsole(App[None]):
 
         try:
             serve(self.layout, [], SUPERVISOR_WAKE_S, stop, on_report)
-        except HarnError as error:
-            self.post_message(SupervisorStatus("failed", error.message))
+        except (HarnError, OSError) as error:
+            typed = harn_error_of(error)
+            if typed is None:
+                raise
+            self.post_message(SupervisorStatus("failed", typed.message))
             return
         self.post_message(SupervisorStatus("off"))
 

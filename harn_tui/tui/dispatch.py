@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from harn_tui.core.errors import HarnError
+from harn_tui.core.errors import HarnError, harn_error_of
 from harn_tui.core.layout import Layout
 from harn_tui.tui.messages import DispatchResult
 
@@ -26,8 +26,11 @@ class Request:
 def run_request(layout: Layout, actor: str, request: Request) -> DispatchResult:
     try:
         outcome = request.call(layout, actor)
-    except HarnError as error:
-        return DispatchResult(request.title, False, error.message)
+    except (HarnError, OSError) as error:
+        typed = harn_error_of(error)
+        if typed is None:
+            raise
+        return DispatchResult(request.title, False, typed.message)
     kind = _outcome_kind(outcome)
     if kind == "already_done":
         return DispatchResult(request.title, True, f"{request.title}: already done, nothing written", kind)

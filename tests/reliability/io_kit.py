@@ -1,0 +1,77 @@
+"""Real full disks for the io tests: a small tmpfs mounted by the test (root only), filled to the last byte and
+emptied again. Where mounting is impossible (not root, no mount permission in a container) the tests skip,
+saying why."""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import subprocess
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+FILLER = ".filler"
+
+
+class Disk:
+    """A tmpfs of `size` mounted at `mount`; `fill()` takes every free byte, `free()` gives them back."""
+
+    def __init__(self, mount: Path) -> None:
+        self.mount = mount
+
+    def fill(self) -> None:
+        """Write a filler file until the system says ENOSPC (then every write of one more byte fails)."""
+        with open(self.mount / FILLER, "ab", buffering=0) as handle:
+            chunk = b"\0" * 65536
+            while True:
+                try:
+                    handle.write(chunk)
+                except OSError as error:
+                    if error.errno != errno.ENOSPC:
+                        raise
+                    if len(chunk) == 1:
+                        return
+                    chunk = chunk[: len(chunk) // 2]
+
+    def free(self) -> None:
+        (self.mount / FILLER).unlink(missing_ok=True)
+
+    @contextlib.contextmanager
+    def full(self) -> Iterator[None]:
+        self.fill()
+        try:
+            yield
+        finally:
+            self.free()
+
+    def is_full(self) -> bool:
+        return os.statvfs(self.mount).f_bavail == 0
+
+
+def mount_problem() -> str | None:
+    """Why a tmpfs cannot be mounted here, or None."""
+    if os.geteuid() != 0:
+        return "mounting a tmpfs needs root (CI and these machines run the tests as root)"
+    return None
+
+
+@contextlib.contextmanager
+def mounted_tmpfs(mount: Path, size: str = "4m") -> Iterator[Disk]:
+    """A private tmpfs of `size` at `mount` (created), unmounted afterwards (lazily, should a child still hold
+    a file in it)."""
+    problem = mount_problem()
+    if problem is not None:
+        pytest.skip(problem)
+    mount.mkdir(parents=True, exist_ok=True)
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size},mode=0755", f"harn-io-{uuid.uuid4().hex[:6]}",
+                           str(mount)], capture_output=True, text=True)
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs at {mount}: {done.stderr.strip() or done.returncode}")
+    try:
+        yield Disk(mount)
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], capture_output=True)
