@@ -297,6 +297,8 @@ elif mode == "park":
                   open(os.path.join(scratch, "approval-request.json"), "w"))
         sys.exit(75)
     decision = json.load(open(os.environ["HARN_APPROVAL"]))
+    asked = json.load(open(os.environ["HARN_APPROVAL_REQUEST"]))
+    assert asked["id"] == decision["approval_id"], "HARN_APPROVAL_REQUEST names the decided request"
     if decision["verdict"] == "approve":
         prove(summary="deployed after approval")
     else:

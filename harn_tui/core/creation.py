@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,7 +15,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from harn_tui.core.clock import iso, now
 from harn_tui.core.errors import CorruptJournal, NotFound, Refused, UsageError
-from harn_tui.core.fsio import ensure_dir, write_record
+from harn_tui.core.fsio import FILE_MODE, ensure_dir, fsync_dir, temp_path_for, write_record
 from harn_tui.core.ids import check_id, is_valid_id, new_goal_id, new_work_id
 from harn_tui.core.journal import JsonlTail, describe_validation
 from harn_tui.core.layout import HARNERY, TOP_DIRS, Layout
@@ -39,12 +40,37 @@ MAX_SPEC_FILE_BYTES = 1024 * 1024
 _TITLE: TypeAdapter[str] = TypeAdapter(Title)
 
 
+TREE_GITIGNORE = b"*\n"
+
+
 def init_tree(root: Path) -> Layout:
-    """Create `.harnery/` and its top directories (idempotent)."""
+    """Create `.harnery/`, its top directories and its `.gitignore` (idempotent)."""
     layout = Layout(root.resolve())
     for name in TOP_DIRS:
         ensure_dir(layout.base / name)
+    ensure_tree_gitignore(layout)
     return layout
+
+
+def ensure_tree_gitignore(layout: Layout) -> None:
+    """`.harnery/.gitignore` holding `*`, so nothing in the tree (the agents' workspaces above all) shows in the
+    user's repository. Written once, whole (a temporary file linked into place); one already there is kept."""
+    path = layout.base / ".gitignore"
+    if os.path.lexists(path):
+        return
+    temp = temp_path_for(path)
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, FILE_MODE)
+    try:
+        os.write(fd, TREE_GITIGNORE)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    try:
+        with contextlib.suppress(FileExistsError):
+            os.link(temp, path)
+    finally:
+        os.unlink(temp)
+    fsync_dir(layout.base)
 
 
 def sha256_file(path: Path) -> str:

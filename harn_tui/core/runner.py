@@ -19,8 +19,9 @@ Order of one attempt: under the goal lease (standalone work: the work lease) re-
 (a change refuses and records nothing), check the rules, create `runs/<id>/` (0700) and take its run lease,
 write `manifest.json`, record lost attempts, append `attempt.started` (or `attempt.resumed`); release the goal
 lease; run the template (see `template_process`; env = inherited + `HARN_MANIFEST`, `HARN_RUN_DIR`,
-`HARN_PROOF`, `HARN_RUN_ID`, and `HARN_APPROVAL` on a resume; `HARN_FAULT` and `HARN_FAULT_TRACE` are not
-passed on); judge its exit (see `proof_intake`), write `proof.json` or the approval request; under the goal
+`HARN_PROOF`, `HARN_RUN_ID`, `HARN_DEADLINE` (when the timeout ends it, UTC `Z`), and on a resume
+`HARN_APPROVAL` (the decision) and `HARN_APPROVAL_REQUEST` (its request); `HARN_FAULT` and `HARN_FAULT_TRACE`
+are not passed on); judge its exit (see `proof_intake`), write `proof.json` or the approval request; under the goal
 lease append `attempt.finished`; release the run lease. Fault points: `<prefix>.attempt_started`,
 `<prefix>.attempt_process_started`, `<prefix>.attempt_finished`. The timeout defaults to
 `$HARN_ATTEMPT_TIMEOUT_S`, else 3,600 s.
@@ -31,11 +32,12 @@ from __future__ import annotations
 import contextlib
 import os
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from harn_tui.core.attempt_rules import Trigger, check_can_resume, check_can_start, next_trigger
-from harn_tui.core.clock import now, now_iso
+from harn_tui.core.clock import iso, now, now_iso
 from harn_tui.core.errors import CorruptJournal
 from harn_tui.core.faults import fault_point
 from harn_tui.core.fsio import DIR_MODE, ensure_dir, fsync_dir, write_record
@@ -146,9 +148,10 @@ class PreparedAttempt:
                 with contextlib.suppress(FileNotFoundError):
                     (self.scratch / stale).unlink()
         transcript = TranscriptWriter(self.run_dir / "transcript.jsonl")
+        deadline = datetime.now(UTC) + timedelta(seconds=timeout)  # wall time, even with HARN_FIXED_NOW pinned
         try:
             ended = run_template(
-                self.intent.template.path, cwd=self.scratch, env=self._env(), timeout_s=timeout,
+                self.intent.template.path, cwd=self.scratch, env=self._env(deadline), timeout_s=timeout,
                 transcript=transcript, on_start=lambda: fault_point(f"{fault_prefix}.attempt_process_started"),
             )
         finally:
@@ -156,15 +159,16 @@ class PreparedAttempt:
         return judge(ended, scratch=self.scratch, run_id=self.run_id, criteria=list(self.intent.acceptance),
                      timeout_s=timeout)
 
-    def _env(self) -> dict[str, str]:
-        hidden = ("HARN_APPROVAL", "HARN_FAULT", "HARN_FAULT_TRACE")
+    def _env(self, deadline: datetime) -> dict[str, str]:
+        hidden = ("HARN_APPROVAL", "HARN_APPROVAL_REQUEST", "HARN_FAULT", "HARN_FAULT_TRACE")
         env = {k: v for k, v in os.environ.items() if k not in hidden}
         env.update(
             HARN_MANIFEST=str(self.run_dir / "manifest.json"), HARN_RUN_DIR=str(self.scratch),
-            HARN_PROOF=str(self.scratch / PROOF), HARN_RUN_ID=self.run_id,
+            HARN_PROOF=str(self.scratch / PROOF), HARN_RUN_ID=self.run_id, HARN_DEADLINE=iso(deadline),
         )
         if self.approval_path is not None:
             env["HARN_APPROVAL"] = str(self.approval_path)
+            env["HARN_APPROVAL_REQUEST"] = str(self.approval_path.with_name("request.json"))
         return env
 
     def _record_outcome(self, verdict: Verdict) -> str | None:
@@ -252,7 +256,7 @@ def _prepare_start(scope: WorkScope, *, actor: str, retry: bool) -> PreparedAtte
         goal_intent = scope.goal.intent if scope.goal is not None else None
         manifest = build_manifest(
             run_id=run_id, goal_id=scope.goal_id, goal=goal_intent, intent=intent, view=scope.view,
-            number=number, trigger=trigger, runs=scope.tree.runs,
+            number=number, trigger=trigger, runs=scope.tree.runs, work=scope.tree.work, runs_dir=scope.layout.runs,
         )
         write_record(directory / "manifest.json", manifest)
         fsync_dir(scope.layout.runs)

@@ -12,6 +12,7 @@ from harn_tui.core.errors import CorruptJournal
 from harn_tui.core.fsio import is_temp_name
 from harn_tui.core.journal import describe_validation, read_bytes
 from harn_tui.core.layout import Layout
+from harn_tui.core.leases import is_held
 from harn_tui.core.reader_bounds import (
     MAX_LINE_BYTES,
     MAX_LOG_BYTES,
@@ -62,6 +63,7 @@ def verify_tree(layout: Layout) -> list[dict[str, str]]:
     for approval in tree.approvals.values():
         if approval.problem:
             add(approval.directory, approval.problem)
+    _leftover_workspaces(layout, tree, add)
     _links_and_odd_files(layout, problems, add)
     for goal in tree.goals.values():
         for plan in goal.plans.values():
@@ -147,9 +149,34 @@ def _verify_transcript(transcript: Path, add: object) -> None:
         os.close(fd)
 
 
+def _leftover_workspaces(layout: Layout, tree: Tree, add: object) -> None:
+    """A `scratch/workspace` of a run that is neither live nor parked: an attempt that died with its worktree
+    (a park and a finish remove theirs). The next attempt of that work removes it."""
+    assert callable(add)
+    owner: dict[str, str] = {}
+    parked: set[str] = set()
+    for work in tree.work.values():
+        for event in work.events:
+            if event.event == "attempt.started":
+                owner[event.run_id] = work.id
+            elif event.event == "attempt.finished" and event.status == "parked":
+                parked.add(event.run_id)
+            elif event.event in ("attempt.finished", "attempt.resumed"):
+                parked.discard(event.run_id)
+    for run_id in _ids(layout.runs):
+        workspace = layout.runs / run_id / "scratch" / "workspace"
+        if run_id in parked or not os.path.lexists(workspace) or is_held(layout.runs / run_id / "lease"):
+            continue
+        work_id = owner.get(run_id)
+        by_whom = f"the next attempt of work {work_id} removes it" if work_id else "no attempt names this run"
+        add(workspace, f"a leftover workspace of a run that is neither live nor parked ({by_whom}; to remove it "
+            f"now: git worktree remove --force {workspace}, or delete the directory and run git worktree prune)")
+
+
 def _links_and_odd_files(layout: Layout, problems: list[dict[str, str]], add: object) -> None:
     """Every symbolic link, and every entry that is neither a directory nor a regular file, anywhere under
-    `.harnery/` (cache/ aside) that no problem names yet: none is ever followed or read."""
+    `.harnery/` (cache/ and each run's scratch/ aside: a template's own files) that no problem names yet: none
+    is ever followed or read."""
     assert callable(add)
     named = {p["path"] for p in problems}
     pending = [layout.base]
@@ -162,6 +189,8 @@ def _links_and_odd_files(layout: Layout, problems: list[dict[str, str]], add: ob
             continue
         for entry in entries:
             if is_temp_name(entry.name) or (directory == layout.base and entry.name == "cache"):
+                continue
+            if entry.name == "scratch" and directory.parent == layout.runs:
                 continue
             if entry.is_symlink():
                 if entry.path not in named:

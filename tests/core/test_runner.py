@@ -7,6 +7,7 @@ import hashlib
 import json
 import stat
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -91,10 +92,16 @@ def test_the_template_gets_the_documented_environment(
 ) -> None:
     mode("env")
     monkeypatch.setenv("HARN_APPROVAL", "/stale/decision.json")
+    monkeypatch.setenv("HARN_APPROVAL_REQUEST", "/stale/request.json")
     monkeypatch.setenv("HARN_FAULT", "no.such.point:1")
-    result = run_work(layout, work, actor="alice", retry=False)
+    before = datetime.now(UTC)
+    result = run_work(layout, work, actor="alice", retry=False, timeout_s=600)
     scratch = layout.run(result.run_id) / "scratch"
     seen = json.loads((scratch / "env.json").read_text())
+    deadline = seen.pop("HARN_DEADLINE")
+    assert deadline.endswith("Z")
+    left = datetime.fromisoformat(deadline.replace("Z", "+00:00")) - before
+    assert 590 <= left.total_seconds() <= 610, "HARN_DEADLINE is the attempt's start plus its timeout"
     assert seen == {
         "HARN_MANIFEST": str(layout.run(result.run_id) / "manifest.json"), "HARN_RUN_DIR": str(scratch),
         "HARN_PROOF": str(scratch / "proof.json"), "HARN_RUN_ID": result.run_id, "cwd": str(scratch), "stdin": "",

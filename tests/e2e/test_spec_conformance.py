@@ -172,10 +172,13 @@ def test_init_creates_the_layout_0700_and_is_idempotent(tmp_path: Path) -> None:
                             cwd=target, env={**harn_env(), "HARN_ROOT": str(elsewhere)}, timeout=60)
     assert result.returncode == 0 and (elsewhere / ".harnery/work").is_dir(), "init honours $HARN_ROOT"
     base = target / ".harnery"
-    assert sorted(p.name for p in base.iterdir()) == ["approvals", "cache", "presence", "runs", "supervisors", "work"]
+    assert sorted(p.name for p in base.iterdir()) == [
+        ".gitignore", "approvals", "cache", "presence", "runs", "supervisors", "work"]
     assert stat.S_IMODE(base.stat().st_mode) == 0o700
+    assert (base / ".gitignore").read_text() == "*\n" and stat.S_IMODE((base / ".gitignore").stat().st_mode) == 0o600
     for path in base.iterdir():
-        assert stat.S_IMODE(path.stat().st_mode) == 0o700 and not any(path.iterdir()), path
+        if path.name != ".gitignore":
+            assert stat.S_IMODE(path.stat().st_mode) == 0o700 and not any(path.iterdir()), path
 
 
 def test_no_tree_is_not_found(tmp_path: Path) -> None:
