@@ -40,6 +40,8 @@ COMMANDS: tuple[Command, ...] = (
             footer="Cancel"),
     Command("approve_request", "Approve request", "Approve the approval a parked attempt is waiting on", "y"),
     Command("deny_request", "Deny request", "Deny the approval a parked attempt is waiting on", "n"),
+    Command("show_diff", "Show diff", "Open the diff the selected item's attempts committed (newest first)", "d",
+            footer="Diff"),
     Command("tick_goal", "Tick goal", "Run one supervisor cycle for this goal now", "t"),
     Command("toggle_supervisor", "Supervisor on/off", "Start or stop the embedded supervisor loop", "s",
             footer="Supervisor"),

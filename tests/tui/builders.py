@@ -64,15 +64,17 @@ def plan_event(layout: Layout, goal_id: str, plan_id: str, kind: type[Event], ac
 
 
 def attempt(layout: Layout, work_id: str, run_id: str, *, status: str, number: int = 1, cls: str | None = None,
-            summary: str = "", criteria: tuple[tuple[str, str], ...] = (("it works", "satisfied"),)) -> None:
-    """A finished attempt: started, proof written (unless parked), finished."""
+            summary: str = "", criteria: tuple[tuple[str, str], ...] = (("it works", "satisfied"),),
+            workspace: dict[str, Any] | None = None) -> None:
+    """A finished attempt: started, proof written (unless parked; with `workspace`, the proof names it),
+    finished."""
     work_event(layout, work_id, AttemptStarted, run_id=run_id, attempt=number, trigger="initial")
     if status in ("passed", "failed"):
         write_record(layout.run(run_id) / "proof.json", Proof.model_validate({
             "run_id": run_id, "status": "succeeded" if status == "passed" else "failed",
             "summary": summary or f"attempt {number} {status}",
             "acceptance": [{"criterion": c, "status": s, "evidence": f"checked {c}"} for c, s in criteria],
-            "class": cls, "finished_at": now_iso(),
+            "class": cls, "finished_at": now_iso(), "workspace": workspace,
         }))
     work_event(layout, work_id, AttemptFinished, run_id=run_id, status=status, **{"class": cls},
                reason=None if status != "failed" else (summary or "the check failed"),

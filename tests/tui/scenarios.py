@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from harn_tui.core.layout import Layout
 from tests.tui import builders as b
+from tests.tui import git_attempts as g
 
 PLAN_GOAL = "goal-01-plan"
 ATTENTION_GOAL = "goal-02-attention"
@@ -11,6 +12,8 @@ REVIEW_GOAL = "goal-03-review"
 CORRUPT_GOAL = "goal-04-corrupt"
 APPROVAL_GOAL = "goal-05-approval"
 STALE_GOAL = "goal-06-stale"
+AGENTS_GOAL = "goal-07-agents"
+AGENT_RUNS = ("run-greet-1", "run-greet-2")
 PENDING_PLAN = "plan-0002-bbbbbbbb"
 APPLIED_PLAN = "plan-0001-aaaaaaaa"
 ATTENTION_PLAN = "plan-0001-cccccccc"
@@ -91,3 +94,23 @@ def standalone_work(layout: Layout) -> None:
     b.work(layout, "cleanup", title="Clean up the tmp bucket")
     b.attempt(layout, "cleanup", "run-cleanup-1", status="passed")
     b.accept(layout, "cleanup", "run-cleanup-1")
+
+
+def agents_goal(layout: Layout) -> None:
+    """The tree root is a git repository; `greet` had two attempts by an agent, each committed on its own branch
+    (attempt 2 from attempt 1's commit, after a reopen), and is in review. Attempt 2's diff has a line of markup
+    and an ANSI escape, a tab, and enough lines to scroll."""
+    repo = g.repository(layout.root)
+    b.work(layout, "greet", title="Greet the user by name", accept=("the greeting names the user",))
+    first = g.commit_change(repo, layout.run(AGENT_RUNS[0]) / "scratch" / "workspace", f"harn/greet/{AGENT_RUNS[0]}",
+                            {"app.py": "def main(name):\n    return f'hello {name}'\n"})
+    b.attempt(layout, "greet", AGENT_RUNS[0], status="passed", summary="greets by name", workspace=first)
+    b.reopen(layout, "greet", "say goodbye too", actor="bob")
+    body = "".join(f"    print('line {n}')\n" for n in range(1, 41))
+    second = g.commit_change(repo, layout.run(AGENT_RUNS[1]) / "scratch" / "workspace", f"harn/greet/{AGENT_RUNS[1]}",
+                             {"app.py": "def main(name):\n    return f'hello {name}, goodbye'\n",
+                              "farewell.py": f"# {b.HOSTILE}\ndef farewell():\n\treturn 'bye'\n{body}"},
+                             base=first["commit"])
+    b.attempt(layout, "greet", AGENT_RUNS[1], status="passed", number=2, summary="greets and says goodbye",
+              workspace=second)
+    b.goal(layout, AGENTS_GOAL, root="greet", title="Greet users")

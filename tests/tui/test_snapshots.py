@@ -130,3 +130,56 @@ def test_standalone_work_waiting_for_a_human(layout: Layout, console: Factory, s
         await pilot.pause()
 
     assert snap_compare(console(), terminal_size=NARROW, run_before=pick)
+
+
+async def agents_item(pilot: Any) -> None:
+    """The agent's item in the Item tab, focused and scrolled to its attempts."""
+    await pilot.press("2")
+    pilot.app.main.query_one("#graph").select_key("item:greet")
+    await pilot.pause()
+    await pilot.press("6")
+    pilot.app.main.query_one("#item").scroll_to(y=10, animate=False, immediate=True)
+    await pilot.pause()
+
+
+async def agents_diff(pilot: Any) -> None:
+    """`d` on the agent's item: the diff of its newest attempt, read."""
+    await pilot.press("2")
+    pilot.app.main.query_one("#graph").select_key("item:greet")
+    await pilot.pause()
+    await pilot.press("d")
+    await pilot.pause()
+    await pilot.app.workers.wait_for_complete([w for w in pilot.app.workers if w.group == "diff"])
+    await pilot.pause()
+    await pilot.pause()
+
+
+def test_item_with_workspace_lines_wide(layout: Layout, console: Factory, snap_compare: Any) -> None:
+    """The Item tab of `greet` scrolled to its attempts: each proof is followed by its workspace line,
+    `workspace: harn/greet/run-greet-2 4d5e6e2 +44 -1 in 2 files` and `... run-greet-1 bd40b5c +2 -2 in 1 file`;
+    the footer offers d Diff beside a Accept and o Reopen."""
+    s.agents_goal(layout)
+    assert snap_compare(console(), terminal_size=WIDE, run_before=agents_item)
+
+
+def test_item_with_workspace_lines_narrow(layout: Layout, console: Factory, snap_compare: Any) -> None:
+    """The same at 80x24: the workspace lines fit on their line (or wrap under `workspace:`), d Diff in the
+    footer."""
+    s.agents_goal(layout)
+    assert snap_compare(console(), terminal_size=NARROW, run_before=agents_item)
+
+
+def test_diff_of_an_attempt_wide(layout: Layout, console: Factory, snap_compare: Any) -> None:
+    """The diff screen for attempt #2: heading `Diff of greet · attempt #2 run-greet-2 · 1 of 2 with a
+    workspace` and `harn/greet/run-greet-2  base bd40b5c → 4d5e6e2  +44 -1 in 2 files`; file headers, `@@` hunks,
+    `-`/`+` lines each starting with the diff's own column; the added comment shows `[bold]…[/bold]`, `[link=…]`
+    and `␛[31m` as characters and the tab as spaces; the footer offers esc Back and [ Older attempt."""
+    s.agents_goal(layout)
+    assert snap_compare(console(), terminal_size=WIDE, run_before=agents_diff)
+
+
+def test_diff_of_an_attempt_narrow(layout: Layout, console: Factory, snap_compare: Any) -> None:
+    """The same diff at 80x24: lines are cut at the edge, not wrapped (a horizontal scrollbar shows there is
+    more to the right), so every line still starts with its `+`, `-` or space."""
+    s.agents_goal(layout)
+    assert snap_compare(console(), terminal_size=NARROW, run_before=agents_diff)

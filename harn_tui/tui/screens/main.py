@@ -19,8 +19,10 @@ from textual.widgets import Button, ContentSwitcher, DataTable
 
 from harn_tui.console.model import ConsoleModel, ModelUpdate
 from harn_tui.console.views import first_needing_human, pending_approval, review_queue
+from harn_tui.console.workspaces import diffable_attempts
 from harn_tui.core.projection import GoalView
 from harn_tui.tui.commands import ConsoleCommands, bindings
+from harn_tui.tui.screens.diff import DiffScreen
 from harn_tui.tui.screens.transitions import PANELS, TransitionActions
 from harn_tui.tui.widgets.attention import AttentionPanel
 from harn_tui.tui.widgets.findings import FindingsPanel
@@ -214,6 +216,12 @@ class MainScreen(TransitionActions, Screen[None]):
         if name == "findings" and not widget.display:
             widget = self.query_one("#findings-detail")
         widget.focus()
+
+    def action_show_diff(self) -> None:
+        work = self.focused_work()
+        diffs = diffable_attempts(work, self.model.proof) if work is not None else []
+        if diffs:
+            self.console.push_screen(DiffScreen(diffs, self.model.layout.root))
 
     def action_focus_panel(self, name: str) -> None:
         self.focus_panel(name)

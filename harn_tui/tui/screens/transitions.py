@@ -20,6 +20,7 @@ from harn_tui.console.views import (
     pending_proposal,
     retry_eligibility,
 )
+from harn_tui.console.workspaces import diffable_attempts
 from harn_tui.core.projection import GoalView, WorkView
 from harn_tui.tui import dispatch as requests
 from harn_tui.tui.forms.accept import AcceptAnswer, AcceptForm
@@ -98,6 +99,9 @@ class TransitionActions:
             if action == "cancel_work":
                 return can_cancel(work)
             return pending_approval(work) is not None
+        if action == "show_diff":
+            work = self.focused_work()
+            return work is not None and bool(diffable_attempts(work, self.model.proof))
         if action == "tick_goal":
             return goal is not None and goal.state != "corrupt" and not is_standalone(goal)
         return True

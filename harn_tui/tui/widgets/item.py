@@ -6,6 +6,7 @@ from textual.content import Content
 
 from harn_tui.console.model import ConsoleModel
 from harn_tui.console.views import pending_approval, work_history
+from harn_tui.console.workspaces import workspace_line
 from harn_tui.core.projection import AttemptView, GoalView, WorkView
 from harn_tui.tui.states import glyph, state_content, state_style
 from harn_tui.tui.text import indent, label, lines, literal, under_root
@@ -40,6 +41,8 @@ def _attempt(model: ConsoleModel, attempt: AttemptView) -> Content:
     proof = model.proof(attempt.run_id)
     if proof is not None:
         parts.append(indent(label("proof", f"{proof.status}: {proof.summary}", "dim")))
+        if proof.workspace is not None:
+            parts.append(indent(label("workspace", workspace_line(proof.workspace), "dim")))
         for criterion in proof.acceptance:
             mark = {"satisfied": "✔", "unsatisfied": "✖"}.get(criterion.status, "?")
             parts.append(indent(Content.assemble(
