@@ -33,6 +33,7 @@ ROUTES: dict[tuple[str, ...], Handler] = {
     ("supervisor", "plan", "approve"): h.plan_approve,
     ("supervisor", "plan", "reject"): h.plan_reject,
     ("supervisor", "plan", "retry"): h.plan_retry,
+    ("supervisor", "plan", "reopen"): h.plan_reopen,
     ("work", "create"): h.work_create,
     ("work", "list"): h.work_list,
     ("work", "show"): h.work_show,

@@ -183,6 +183,13 @@ def plan_retry(ctx: Context) -> Result:
     return Result(outcome.to_json())
 
 
+def plan_reopen(ctx: Context) -> Result:
+    from harn_tui.core.transitions import reopen_plan
+
+    outcome = reopen_plan(ctx.layout(), ctx.arg("goal"), ctx.arg("plan"), actor=ctx.actor, reason=ctx.arg("reason"))
+    return Result(outcome.to_json())
+
+
 # ----- work
 
 

@@ -118,6 +118,7 @@ def _supervisor(groups: argparse._SubParsersAction[Parser]) -> None:
         ("approve", "apply (or complete) the latest proposed plan", False),
         ("reject", "reject a proposed plan; the reason reaches the next planner", True),
         ("retry", "ask the planner again for the latest attention plan, with guidance", True),
+        ("reopen", "reopen a completed mission (its latest plan): the next milestone is planned", True),
     ):
         leaf = _leaf(plan_verbs, name, help_text)
         leaf.add_argument("goal")

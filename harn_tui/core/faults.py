@@ -19,8 +19,10 @@ unless its name is a past participle, which is the moment right after):
 - an attempt of `work run|retry` (`run.*`) or of a tick (`tick.*`): `attempt_started` (recorded, template not
   started), `attempt_process_started` (template running), `attempt_finished` (`attempt.finished` recorded).
 - each phase of a tick: `tick.start`, `tick.plan_request` (request and planner input written),
-  `tick.planner_called`, `tick.reviewers_called`, `tick.plan_recorded`, `tick.plan_applied` (an `auto_apply`
-  proposal applied), `tick.accept` (passing work accepted), `tick.end`.
+  `tick.planner_called`, `tick.reviewers_called` (after each review round), `tick.revision_requested` (the
+  reviewers' revision recorded, the next round's planner input written, the planner not called),
+  `tick.revision_planner_called` (the revised reply in hand, not reviewed), `tick.plan_recorded`,
+  `tick.plan_applied` (an `auto_apply` proposal applied), `tick.accept` (passing work accepted), `tick.end`.
 """
 
 from __future__ import annotations
@@ -49,6 +51,8 @@ FAULT_POINTS: tuple[str, ...] = (
     "tick.plan_request",
     "tick.planner_called",
     "tick.reviewers_called",
+    "tick.revision_requested",
+    "tick.revision_planner_called",
     "tick.plan_recorded",
     "tick.plan_applied",
     "tick.attempt_started",

@@ -123,6 +123,7 @@ def plan_document(layout: Layout, goal: GoalView, plan: PlanView) -> dict[str, A
         "planner_input": read_json(directory / "planner-input.json"),
         "proposal": plan.proposal.model_dump(mode="json") if plan.proposal else None,
         "review": plan.review.model_dump(mode="json") if plan.review else None,
+        "revisions": [revision.to_json() for revision in plan.revisions],
         "rationale": plan.rationale,
         "events": [e.model_dump(mode="json", by_alias=True) for e in plan.events],
     }

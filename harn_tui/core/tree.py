@@ -28,6 +28,7 @@ from harn_tui.core.records import (
     GoalIntent,
     PlanEvent,
     PlanRequest,
+    PlanRevisionRequested,
     Proof,
     Proposal,
     ReviewReceipt,
@@ -37,6 +38,24 @@ from harn_tui.core.records import (
 from harn_tui.core.records.events import PLAN_EVENTS_ADAPTER, WORK_EVENTS_ADAPTER
 
 PLAN_RECORDS = ("request.json", "proposal.json", "candidate.json", "review.json")
+REVISION_RECORDS = ("candidate.json", "review.json")
+
+
+def revision_dir_name(round_number: int) -> str:
+    """Revision round r (from 1) keeps its files in `plans/<plan-id>/revision-<r>/`; round 0 is the plan's own."""
+    return f"revision-{round_number}"
+
+
+@dataclass(slots=True)
+class RevisionFiles:
+    """One revision round's candidate (with its digest) and review receipt, as far as they were written."""
+
+    round: int
+    directory: Path
+    candidate: Proposal | None = None
+    candidate_sha256: str | None = None
+    review: ReviewReceipt | None = None
+    problems: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -47,9 +66,12 @@ class PlanFiles:
     proposal: Proposal | None = None
     proposal_sha256: str | None = None
     candidate: Proposal | None = None
+    candidate_sha256: str | None = None
     review: ReviewReceipt | None = None
     log: JsonlTail[PlanEvent] = field(init=False)
     problems: dict[str, str] = field(default_factory=dict)
+    # revision round -> its files, for every round a `plan.revision_requested` event opened
+    revisions: dict[int, RevisionFiles] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.log = JsonlTail(self.directory / "events.jsonl", PLAN_EVENTS_ADAPTER)
@@ -60,8 +82,13 @@ class PlanFiles:
 
     @property
     def problem(self) -> str | None:
-        found = [*self.problems.values(), *([self.log.problem] if self.log.problem else [])]
+        found = [*self.problems.values(), *(p for r in self.revisions.values() for p in r.problems.values()),
+                 *([self.log.problem] if self.log.problem else [])]
         return found[0] if found else None
+
+    def opened_rounds(self) -> list[int]:
+        """The revision rounds the log says were opened, in order."""
+        return [e.round for e in self.events if isinstance(e, PlanRevisionRequested)]
 
 
 @dataclass(slots=True)
@@ -316,7 +343,44 @@ class Tree:
         for name in PLAN_RECORDS:
             self._read_plan_file(plan, name)
         self._refresh_log(plan.log, None)
+        self._read_revisions(plan)
         return plan
+
+    def _read_revisions(self, plan: PlanFiles) -> None:
+        """The files of every round the log opened that were not read yet, or were missing when last read (a
+        plan without revisions costs nothing here: no directory is listed)."""
+        read = self._identities
+        for round_number in plan.opened_rounds():
+            revision = plan.revisions.get(round_number)
+            if revision is None:
+                revision = RevisionFiles(round_number, plan.directory / revision_dir_name(round_number))
+                plan.revisions[round_number] = revision
+            for name in REVISION_RECORDS:
+                path = f"{revision.directory}{os.sep}{name}"
+                if name in revision.problems or (read is not None and path in read):
+                    continue
+                if getattr(revision, "candidate" if name == "candidate.json" else "review") is None:
+                    self._read_revision_file(revision, name)
+
+    def _read_revision_file(self, revision: RevisionFiles, name: str) -> None:
+        path = revision.directory / name
+        revision.problems.pop(name, None)
+        try:
+            self._note(path)
+            body = read_bytes(path)
+        except FileNotFoundError:
+            return
+        except CorruptJournal as error:
+            revision.problems[name] = error.message
+            return
+        try:
+            if name == "candidate.json":
+                revision.candidate = parse_record(path, body, Proposal)
+                revision.candidate_sha256 = hashlib.sha256(body).hexdigest()
+            else:
+                revision.review = parse_record(path, body, ReviewReceipt)
+        except CorruptJournal as error:
+            revision.problems[name] = error.message
 
     def _read_plan_file(self, plan: PlanFiles, name: str) -> None:
         path = plan.directory / name
@@ -337,6 +401,7 @@ class Tree:
                 plan.proposal_sha256 = hashlib.sha256(body).hexdigest()
             elif name == "candidate.json":
                 plan.candidate = parse_record(path, body, Proposal)
+                plan.candidate_sha256 = hashlib.sha256(body).hexdigest()
             elif name == "review.json":
                 plan.review = parse_record(path, body, ReviewReceipt)
         except CorruptJournal as error:
@@ -545,6 +610,7 @@ class Tree:
             for name in PLAN_RECORDS:
                 if name not in plan.problems and f"{plan.directory}{os.sep}{name}" not in read:
                     self._read_plan_file(plan, name)
+            self._read_revisions(plan)
 
     def _refresh_pending_records(self) -> None:
         """Proofs of runs and decisions of approvals that had not been written when last read."""
@@ -622,9 +688,16 @@ class Tree:
             self._load_plan(goal, rest[1])
             return True
         if rest[2] == "events.jsonl":
-            return plan.log.refresh()
-        if rest[2] in PLAN_RECORDS:
+            changed = plan.log.refresh()
+            if changed:
+                self._read_revisions(plan)
+            return changed
+        if rest[2] in PLAN_RECORDS and len(rest) == 3:
             self._read_plan_file(plan, rest[2])
+            return True
+        revision = next((r for r in plan.revisions.values() if r.directory.name == rest[2]), None)
+        if revision is not None and len(rest) == 4 and rest[3] in REVISION_RECORDS:
+            self._read_revision_file(revision, rest[3])
             return True
         return False
 

@@ -1,4 +1,4 @@
-"""The transitions the crash matrix kills: every operator verb of SPEC 8 that writes, and six kinds of tick.
+"""The transitions the crash matrix kills: every operator verb of SPEC 8 that writes, and seven kinds of tick.
 
 Each entry builds the tree the command acts on, gives its argv, and says what "done exactly once" means after a
 kill and one repeat of the same command (attempt semantics: an attempt killed after `attempt.started` is lost,
@@ -15,7 +15,7 @@ from typing import Any
 from harn_tui.core.creation import create_work
 from harn_tui.core.layout import Layout
 from harn_tui.core.projection import project_goal
-from harn_tui.core.transitions import reopen_work
+from harn_tui.core.transitions import approve_plan, reopen_work
 from harn_tui.core.tree import Tree
 from tests.goal_kit import EXAMPLES, GoalKit, apply_reply, item, make_root, scripted
 from tests.plan_builders import (
@@ -192,6 +192,19 @@ def build_attention(layout: Layout, workdir: Path) -> dict[str, Any]:
     return {"goal": GOAL, "plan": add_plan(layout, decision="attention")}
 
 
+def build_completed_mission(layout: Layout, workdir: Path) -> dict[str, Any]:
+    make_goal(layout, examples(workdir), root_work=None, mission=True)
+    plan = add_plan(layout, decision="complete", trigger="milestone")
+    approve_plan(layout, GOAL, plan, actor="tester")
+    return {"goal": GOAL, "plan": plan}
+
+
+def done_mission_reopened(layout: Layout, ctx: dict[str, Any], child: Child) -> None:
+    assert plan_log(layout, ctx).count("plan.reopened") == 1
+    view = goal_view(layout, GOAL)
+    assert view.latest_plan_status == "reopened" and view.state == "ready"
+
+
 def done_retry(layout: Layout, ctx: dict[str, Any], child: Child) -> None:
     assert plan_log(layout, ctx).count("plan.retry_requested") == 1
     assert goal_view(layout, GOAL).next_action == "replan"
@@ -346,6 +359,28 @@ def done_planning_tick(layout: Layout, ctx: dict[str, Any], child: Child) -> Non
     assert len(applied[0].work_ids) == 3
 
 
+def build_revision_tick(layout: Layout, workdir: Path) -> dict[str, Any]:
+    """As the planning tick, but the reviewer first asks for a revision (one round allowed), then approves."""
+    kit = goal_kit(layout, workdir, passing(workdir))
+    kit.team["planner"] = scripted(workdir, "planner", apply_reply(item("fresh")))
+    revise = {"verdict": "revise", "rationale": "Say why.", "findings": []}
+    approve = {"verdict": "approve", "rationale": "Fine.", "findings": []}
+    kit.team["critic"] = scripted(workdir, "critic", [revise, revise, approve])
+    goal = kit.create(root_work=make_root(layout, max_attempts=1, accept=("done",)), reviewers=("critic",),
+                      auto_apply=True, replanning={"max_revision_rounds": 1})
+    record_attempt(layout, "root-work", passed=False)
+    return {"goal": goal}
+
+
+def done_revision_tick(layout: Layout, ctx: dict[str, Any], child: Child) -> None:
+    view = goal_view(layout, ctx["goal"])
+    applied = [p for p in view.plans if p.status == "applied"]
+    assert view.generation == 1 and len(applied) == 1, [(p.id, p.status) for p in view.plans]
+    assert [r.round for r in applied[0].revisions] == [1]
+    proposals = [p.id for p in view.plans if p.proposal is not None]
+    assert proposals == [applied[0].id], "never two proposals"
+
+
 def build_scripted_planner_tick(layout: Layout, workdir: Path, reply: object) -> dict[str, Any]:
     kit = goal_kit(layout, workdir, passing(workdir))
     kit.team["planner"] = scripted(workdir, "planner", reply)
@@ -449,6 +484,9 @@ TRANSITIONS: list[Transition] = [
     Transition("plan retry", build_attention,
                lambda ctx: ["supervisor", "plan", "retry", ctx["goal"], ctx["plan"], "--reason", "Smaller steps."],
                done_retry),
+    Transition("plan reopen", build_completed_mission,
+               lambda ctx: ["supervisor", "plan", "reopen", ctx["goal"], ctx["plan"], "--reason", "One more."],
+               done_mission_reopened),
     Transition("work accept", build_in_review_with_findings,
                lambda ctx: ["work", "accept", WORK, "--dispose", "f1=fixed", "--dispose", "f2=deferred:next week"],
                done_accepted),
@@ -470,6 +508,7 @@ TRANSITIONS: list[Transition] = [
                started_already),
     Transition("work retry", build_retry_blocked, lambda ctx: ["work", "retry", WORK], done_retried, retry_repeat),
     Transition("tick: planner, reviewer, auto-apply", build_planning_tick, argv_tick, done_planning_tick),
+    Transition("tick: reviewer asks for a revision", build_revision_tick, argv_tick, done_revision_tick),
     Transition("tick: planner asks for attention", build_attention_tick, argv_tick, done_attention_tick),
     Transition("tick: planner invalid twice", build_failed_tick, argv_tick, done_failed_tick),
     Transition("tick: attempt start/finish", build_attempt_tick, argv_tick, done_attempt_tick),

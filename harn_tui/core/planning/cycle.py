@@ -21,7 +21,7 @@ from harn_tui.core.leases import hold_lease
 from harn_tui.core.planning.inputs import applied_work_count, build_planner_input, input_document
 from harn_tui.core.planning.outcome import PlanOutcome, bounded
 from harn_tui.core.planning.requests import ACTION_TRIGGERS, create_plan_request
-from harn_tui.core.planning.reviews import attention_reason, review_candidate
+from harn_tui.core.planning.reviews import asks_revision, attention_reason, review_candidate, revision_reason
 from harn_tui.core.planning.validation import PlanRules, ValidReply, check_planner_reply
 from harn_tui.core.planning.view import loop_tree
 from harn_tui.core.projection import GoalView, project_goal
@@ -33,12 +33,15 @@ from harn_tui.core.records import (
     PlanProposed,
     PlanRequest,
     PlanReviewed,
+    PlanRevisionRequested,
     Proposal,
     ReviewReceipt,
 )
 from harn_tui.core.records.events import PLAN_EVENTS_ADAPTER
+from harn_tui.core.records.plan import PlannerRevision
 from harn_tui.core.specialists import FailureKind, SpecialistCall, SpecialistFailure, call_specialist
 from harn_tui.core.transitions.lost import repair_lost_attempts
+from harn_tui.core.tree import revision_dir_name
 from harn_tui.core.writer import SUPERVISOR_ACTOR, append_event
 
 PLAN_ACTIONS = frozenset(ACTION_TRIGGERS)
@@ -63,6 +66,14 @@ class PlanContext:
     @property
     def directory(self) -> Path:
         return self.layout.plan(self.request.goal_id, self.request.id)
+
+    def round_directory(self, round_number: int) -> Path:
+        """Round 0 keeps its files in the plan directory, revision round r in `revision-<r>/`."""
+        return self.directory if round_number == 0 else self.directory / revision_dir_name(round_number)
+
+    @property
+    def max_revision_rounds(self) -> int:
+        return self.intent.replanning.max_revision_rounds if self.intent.replanning is not None else 0
 
     @property
     def env(self) -> dict[str, str]:
@@ -132,10 +143,14 @@ def plan_rules(view: GoalView, intent: GoalIntent, request: PlanRequest) -> Plan
     )
 
 
-def ask_planner(context: PlanContext) -> ValidReply | PlannerFailed:
-    """Call the frozen planner; every problem gets exactly one more try with `problems` and `previous_reply`."""
-    current = context.planner_input
-    for call_index in (1, 2):
+def ask_planner(
+    context: PlanContext, round_number: int = 0, first: PlannerInput | None = None
+) -> ValidReply | PlannerFailed:
+    """Call the frozen planner for one round (its first input `first`, default the request's); every problem gets
+    exactly one more try with `problems` and `previous_reply`. Round r's calls are `HARN_CALL` 2r+1 and 2r+2."""
+    first = first or context.planner_input
+    current = first
+    for try_number in (1, 2):
         replanning = context.intent.replanning
         assert replanning is not None
         call = SpecialistCall(
@@ -144,7 +159,7 @@ def ask_planner(context: PlanContext) -> ValidReply | PlannerFailed:
             profile=context.intent.team[replanning.planner],
             request=input_document(current),
             sequence=context.request.sequence,
-            call_index=call_index,
+            call_index=2 * round_number + try_number,
             context=context.env,
         )
         try:
@@ -155,13 +170,13 @@ def ask_planner(context: PlanContext) -> ValidReply | PlannerFailed:
         if checked.valid is not None:
             return checked.valid
         listed = "; ".join(f"{p.path}: {p.message}" for p in checked.problems)
-        if call_index == 2:
-            return PlannerFailed("invalid", f"the planner's reply was invalid twice: {listed}")
-        current = context.planner_input.model_copy(
-            update={"problems": list(checked.problems), "previous_reply": checked.previous}
-        )
-        write_immutable(context.directory / "planner-retry.json", record_bytes(input_document(current)))
-    raise AssertionError("unreachable: the loop returns on the second call")
+        if try_number == 2:
+            which = "reply" if round_number == 0 else f"revision {round_number}"
+            return PlannerFailed("invalid", f"the planner's {which} was invalid twice: {listed}")
+        current = first.model_copy(update={"problems": list(checked.problems), "previous_reply": checked.previous})
+        directory = context.round_directory(round_number)
+        write_immutable(directory / "planner-retry.json", record_bytes(input_document(current)))
+    raise AssertionError("unreachable: the loop returns on the second try")
 
 
 def _proposal(context: PlanContext, answer: ValidReply) -> Proposal:
@@ -217,27 +232,84 @@ def complete_attention(layout: Layout, goal_id: str) -> PlanOutcome | None:
 
 
 def _review_and_record(context: PlanContext, candidate: Proposal) -> PlanOutcome:
-    body = record_bytes(candidate)
-    write_immutable(context.directory / "candidate.json", body)
-    digest = hashlib.sha256(body).hexdigest()
-    receipt = review_candidate(context.intent, context.planner_input, candidate, digest, context.env)
-    fault_point("tick.reviewers_called")
-    if receipt.outcome == "approved":
-        return _record_proposal(context, candidate, receipt)
-    reason = attention_reason(receipt)
+    """Review rounds within this one plan request: while the reviewers only ask for revision (and rounds are
+    left), the planner revises with their reviews; no replan slot is used. The round they approve becomes the
+    proposal; anything else is attention (a crash or timeout of the revising planner is a failure)."""
+    round_number, planner_input = 0, context.planner_input
+    while True:
+        directory = context.round_directory(round_number)
+        body = record_bytes(candidate)
+        write_immutable(directory / "candidate.json", body)
+        digest = hashlib.sha256(body).hexdigest()
+        may_revise = round_number < context.max_revision_rounds
+        receipt = review_candidate(context.intent, planner_input, candidate, digest, context.env,
+                                   round_number=round_number, may_revise=may_revise)
+        fault_point("tick.reviewers_called")
+        if receipt.outcome == "approved":
+            return _record_proposal(context, candidate, receipt, round_number)
+        if receipt.outcome == "attention":
+            exhausted = round_number > 0 and not may_revise and asks_revision(receipt)
+            return _record_review_attention(context, candidate, receipt, round_number, exhausted)
+        round_number += 1
+        planner_input = _request_revision(context, candidate, receipt, round_number)
+        fault_point("tick.revision_requested")
+        answer = ask_planner(context, round_number, planner_input)
+        fault_point("tick.revision_planner_called")
+        if isinstance(answer, PlannerFailed):
+            if answer.kind == "invalid":
+                return _record_attention(context, answer.reason, decision=candidate.decision)
+            return _record_failure(context, answer)
+        candidate = _proposal(context, answer)
+        if candidate.decision == "attention":
+            return _record_attention_decision(context, candidate)
+
+
+def _request_revision(context: PlanContext, candidate: Proposal, receipt: ReviewReceipt,
+                      round_number: int) -> PlannerInput:
+    """Record the sent-back round (its review, then `plan.revision_requested` opening the next round) and write
+    the next round's planner input: the request's input plus the candidate and every review."""
+    reason = revision_reason(receipt)
     with _goal_lease(context):
-        write_immutable(context.directory / "review.json", record_bytes(receipt))
+        write_immutable(context.round_directory(round_number - 1) / "review.json", record_bytes(receipt))
+        append_event(_log(context), PlanRevisionRequested, SUPERVISOR_ACTOR, round=round_number, reason=reason)
+    revised = context.planner_input.model_copy(update={
+        "revision": PlannerRevision(round=round_number, candidate=candidate, reviews=list(receipt.reviews)),
+    })
+    write_immutable(context.round_directory(round_number) / "planner-input.json",
+                    record_bytes(input_document(revised)))
+    return revised
+
+
+def _record_review_attention(context: PlanContext, candidate: Proposal, receipt: ReviewReceipt,
+                             round_number: int, exhausted: bool) -> PlanOutcome:
+    reason = attention_reason(receipt)
+    if exhausted:
+        reason = bounded(f"revision rounds exhausted ({context.max_revision_rounds}); {reason}")
+    with _goal_lease(context):
+        write_immutable(context.round_directory(round_number) / "review.json", record_bytes(receipt))
         append_event(_log(context), PlanAttention, SUPERVISOR_ACTOR, reason=reason)
     return context.outcome("attention", decision=candidate.decision, reason=reason)
 
 
-def _record_proposal(context: PlanContext, proposal: Proposal, receipt: ReviewReceipt | None) -> PlanOutcome:
-    """With a receipt: review.json, plan.reviewed, then proposal.json (the candidate's bytes), plan.proposed."""
+def _record_attention(context: PlanContext, reason: str, decision: str) -> PlanOutcome:
+    """`plan.attention` with no review to record (a revision that was invalid twice)."""
+    reason = bounded(reason)
+    with _goal_lease(context):
+        append_event(_log(context), PlanAttention, SUPERVISOR_ACTOR, reason=reason)
+    return context.outcome("attention", decision=decision, reason=reason)
+
+
+def _record_proposal(
+    context: PlanContext, proposal: Proposal, receipt: ReviewReceipt | None, round_number: int = 0
+) -> PlanOutcome:
+    """With a receipt: the round's review.json, plan.reviewed {candidate_sha256, round}, then proposal.json (the
+    approved round's candidate bytes), plan.proposed."""
     with _goal_lease(context):
         log = _log(context)
         if receipt is not None:
-            write_immutable(context.directory / "review.json", record_bytes(receipt))
-            append_event(log, PlanReviewed, SUPERVISOR_ACTOR, candidate_sha256=receipt.candidate_sha256)
+            write_immutable(context.round_directory(round_number) / "review.json", record_bytes(receipt))
+            append_event(log, PlanReviewed, SUPERVISOR_ACTOR, candidate_sha256=receipt.candidate_sha256,
+                         round=round_number)
         write_immutable(context.directory / "proposal.json", record_bytes(proposal))
         append_event(log, PlanProposed, SUPERVISOR_ACTOR)
     return context.outcome("proposed", decision=proposal.decision)

@@ -111,6 +111,8 @@ def input_document(model: PlannerInput | ReviewerInput) -> dict[str, Any]:
     if model.problems is None:
         document.pop("problems")
         document.pop("previous_reply")
+    if isinstance(model, PlannerInput) and model.revision is None:
+        document.pop("revision")
     if isinstance(model, ReviewerInput):
         document["planner_input"] = input_document(model.planner_input)
     return document

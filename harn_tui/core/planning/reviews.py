@@ -19,44 +19,64 @@ def review_candidate(
     candidate: Proposal,
     candidate_sha256: str,
     context: Mapping[str, str],
+    *,
+    round_number: int = 0,
+    may_revise: bool = False,
 ) -> ReviewReceipt:
-    """Ask every frozen reviewer in order; approved only if all approve with no blocking finding."""
+    """Ask every frozen reviewer in order: approved only if all approve with no blocking finding; `revise` when
+    the reviewers only ask for revision (`asks_revision`) and `may_revise` (a round is left); else attention."""
     assert intent.replanning is not None
     reviews = [
         run_reviewer(
             build_reviewer_input(reviewer_id, intent, planner_input, candidate, candidate_sha256),
             intent,
             context,
+            round_number,
         )
         for reviewer_id in intent.replanning.reviewers
     ]
-    approved = all(
-        review.verdict == "approve" and not any(f.severity == "blocking" for f in review.findings)
-        for review in reviews
-    )
-    return ReviewReceipt(
+    receipt = ReviewReceipt(
         plan_id=candidate.plan_id,
         candidate_sha256=candidate_sha256,
         reviews=reviews,
-        outcome="approved" if approved else "attention",
+        outcome="attention",
         created_at=now_iso(),
     )
+    if all(_clean_approval(review) for review in reviews):
+        return receipt.model_copy(update={"outcome": "approved"})
+    if may_revise and asks_revision(receipt):
+        return receipt.model_copy(update={"outcome": "revise"})
+    return receipt
 
 
-def run_reviewer(request: ReviewerInput, intent: GoalIntent, context: Mapping[str, str]) -> Review:
+def _clean_approval(review: Review) -> bool:
+    return review.verdict == "approve" and not any(f.severity == "blocking" for f in review.findings)
+
+
+def asks_revision(receipt: ReviewReceipt) -> bool:
+    """Every verdict is approve or revise, and at least one is revise or carries a blocking finding: what the
+    reviewers want is a better candidate, not a human (an `attention` verdict never revises)."""
+    reviews = receipt.reviews
+    return (all(review.verdict in ("approve", "revise") for review in reviews)
+            and not all(_clean_approval(review) for review in reviews))
+
+
+def run_reviewer(
+    request: ReviewerInput, intent: GoalIntent, context: Mapping[str, str], round_number: int = 0
+) -> Review:
     """One reviewer: an invalid reply gets one retry with problems; failing twice, a crash or a timeout
     counts as an `attention` verdict whose rationale says what went wrong."""
     reviewer_id = request.reviewer_id
     current = request
     problems: list[Problem] = []
-    for call_index in (1, 2):
+    for try_number in (1, 2):
         call = SpecialistCall(
             role="reviewer",
             member_id=reviewer_id,
             profile=intent.team[reviewer_id],
             request=input_document(current),
             sequence=request.sequence,
-            call_index=call_index,
+            call_index=2 * round_number + try_number,
             context=context,
         )
         try:
@@ -84,6 +104,15 @@ def _failed_review(reviewer_id: str, rationale: str) -> Review:
 
 def attention_reason(receipt: ReviewReceipt) -> str:
     """The plan.attention reason: every reviewer that did not approve cleanly, with its rationale."""
+    return bounded("reviewers asked for attention: " + _objections(receipt))
+
+
+def revision_reason(receipt: ReviewReceipt) -> str:
+    """The plan.revision_requested reason: the reviewers' rationales and blocking findings."""
+    return bounded("reviewers asked for a revision: " + _objections(receipt))
+
+
+def _objections(receipt: ReviewReceipt) -> str:
     parts: list[str] = []
     for review in receipt.reviews:
         blocking = [f for f in review.findings if f.severity == "blocking"]
@@ -93,4 +122,4 @@ def attention_reason(receipt: ReviewReceipt) -> str:
         if blocking:
             text += " [blocking: " + "; ".join(f"{f.code}: {f.summary}" for f in blocking) + "]"
         parts.append(text)
-    return bounded("reviewers asked for attention: " + " | ".join(parts))
+    return " | ".join(parts)

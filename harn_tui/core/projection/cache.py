@@ -156,15 +156,16 @@ class ProjectionCache:
     def plan_view(self, plan: PlanFiles, loop_held: bool) -> PlanView:
         """The plan's view, re-projected when its files, its log or the goal loop's lease changed."""
         log = plan.log
+        rounds = tuple((r.candidate, r.review) for r in plan.revisions.values())
         key = (
             id(plan), id(plan.request), id(plan.proposal), id(plan.candidate), id(plan.review), plan.proposal_sha256,
-            id(log), log.changes, loop_held,
+            id(log), log.changes, loop_held, tuple((id(c), id(r)) for c, r in rounds),
         )
         found = self.plans.get(plan.id)
         if found is not None and found[0] == key:
             return found[1]
         view = project_plan(plan, loop_held)
-        self.plans[plan.id] = (key, view, (plan, plan.request, plan.proposal, plan.candidate, plan.review, log))
+        self.plans[plan.id] = (key, view, (plan, plan.request, plan.proposal, plan.candidate, plan.review, log, rounds))
         return view
 
 

@@ -276,6 +276,8 @@ def _decide(
         if intent.mission is not None and active_root is None:
             return view("ready", "plan_initial", "the mission needs its first plan")
         if intent.mission is not None and root_view is not None and root_view.state == "succeeded":
+            if latest is not None and latest.status == "reopened":
+                return view("ready", "plan_milestone", f"plan {latest.id} reopened the mission: {latest.reason}")
             return view("ready", "plan_milestone", f"milestone root {active_root} succeeded; next milestone due")
         return view("ready", "replan", _stuck_reason(active, latest))
     if replanning is not None and replans_remaining == 0:
@@ -285,11 +287,15 @@ def _decide(
     return view("blocked", "none", _stuck_reason(active, latest) + " and no replanning is configured")
 
 
+# a latest plan in one of these does not hold the goal; its reason reaches the next planner
+RELEASING_STATUSES = ("rejected", "retry_requested", "failed", "interrupted", "reopened")
+
+
 def _stuck_reason(active: list[WorkView], latest: PlanView | None) -> str:
     blocked = [w for w in active if w.state == "blocked"]
     if blocked:
         return f"work {blocked[0].id} is blocked: {blocked[0].reason}"
-    if latest is not None and latest.status in ("rejected", "retry_requested", "failed", "interrupted"):
+    if latest is not None and latest.status in RELEASING_STATUSES:
         return f"plan {latest.id} {latest.status}" + (f": {latest.reason}" if latest.reason else "")
     return "no scheduling action is legal in the active graph"
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from harn_tui.core.records import PlanEvent, PlanRequest, Proposal, ReviewReceipt
-from harn_tui.core.tree import PlanFiles
+from harn_tui.core.records import PlanEvent, PlanRequest, PlanRevisionRequested, Proposal, ReviewReceipt
+from harn_tui.core.tree import PlanFiles, RevisionFiles
 
 OUTCOME_EVENTS = {
     "plan.rejected": "rejected",
@@ -14,6 +14,24 @@ OUTCOME_EVENTS = {
     "plan.attention": "attention",
     "plan.failed": "failed",
 }
+
+
+@dataclass(frozen=True, slots=True)
+class RevisionView:
+    """Revision round r (from 1): the planner's revised candidate and the reviewers' receipt on it."""
+
+    round: int
+    reason: str
+    candidate: Proposal | None
+    candidate_sha256: str | None
+    review: ReviewReceipt | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "round": self.round,
+            "candidate": self.candidate.model_dump(mode="json") if self.candidate else None,
+            "review": self.review.model_dump(mode="json") if self.review else None,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,16 +49,35 @@ class PlanView:
     review: ReviewReceipt | None
     proposal_sha256: str | None
     events: tuple[PlanEvent, ...]
+    candidate_sha256: str | None = None
+    revisions: tuple[RevisionView, ...] = ()
+
+    @property
+    def latest_candidate(self) -> Proposal | None:
+        """The candidate of the last round that has one (round 0's `candidate` without revisions)."""
+        return next((r.candidate for r in reversed(self.revisions) if r.candidate), None) or self.candidate
+
+    @property
+    def latest_review(self) -> ReviewReceipt | None:
+        """The receipt of the last round that has one."""
+        return next((r.review for r in reversed(self.revisions) if r.review), None) or self.review
 
     @property
     def decision(self) -> str | None:
-        shown = self.proposal or self.candidate
+        shown = self.proposal or self.latest_candidate
         return shown.decision if shown else None
 
     @property
     def rationale(self) -> str | None:
-        shown = self.proposal or self.candidate
+        shown = self.proposal or self.latest_candidate
         return shown.rationale if shown else None
+
+    def round_candidate(self, round_number: int) -> tuple[Proposal | None, str | None]:
+        """(candidate, its sha256) of one round: 0 is the plan's own candidate.json."""
+        if round_number == 0:
+            return self.candidate, self.candidate_sha256
+        found = next((r for r in self.revisions if r.round == round_number), None)
+        return (found.candidate, found.candidate_sha256) if found is not None else (None, None)
 
     def operator_reasons(self) -> list[tuple[str, str, str]]:
         """(event, actor, reason) of every event that carries a reason, oldest first."""
@@ -66,6 +103,9 @@ class PlanView:
 def plan_status(plan: PlanFiles, loop_held: bool) -> tuple[str, str | None]:
     """(status, reason) by the first matching rule; reason is that of the event that set the status."""
     events = plan.events
+    for event in events:
+        if event.event == "plan.reopened":
+            return "reopened", event.reason
     for event in events:
         if event.event == "plan.completed":
             return "completed", event.reason
@@ -100,4 +140,12 @@ def project_plan(plan: PlanFiles, loop_held: bool) -> PlanView:
         review=plan.review,
         proposal_sha256=plan.proposal_sha256,
         events=tuple(plan.events),
+        candidate_sha256=plan.candidate_sha256,
+        revisions=tuple(_revision_view(plan, r) for r in sorted(plan.revisions.values(), key=lambda r: r.round)),
     )
+
+
+def _revision_view(plan: PlanFiles, revision: RevisionFiles) -> RevisionView:
+    reason = next((e.reason for e in plan.events
+                   if isinstance(e, PlanRevisionRequested) and e.round == revision.round), "")
+    return RevisionView(revision.round, reason, revision.candidate, revision.candidate_sha256, revision.review)

@@ -92,8 +92,19 @@ WorkEvent = Annotated[
 
 
 class PlanReviewed(Event):
+    """`round` names the revision round whose candidate the reviewers approved (absent reads 0)."""
+
     event: Literal["plan.reviewed"] = "plan.reviewed"
     candidate_sha256: Sha256
+    round: Annotated[int, Field(ge=0, le=3)] = 0
+
+
+class PlanRevisionRequested(Event):
+    """The reviewers sent the candidate back: `round` is the revision round this opens (1..3)."""
+
+    event: Literal["plan.revision_requested"] = "plan.revision_requested"
+    round: Annotated[int, Field(ge=1, le=3)]
+    reason: Reason
 
 
 class PlanProposed(Event):
@@ -137,6 +148,13 @@ class PlanCompleted(Event):
     reason: Reason | None = None
 
 
+class PlanReopened(Event):
+    """An operator reopened a completed mission: the next milestone is planned with this reason."""
+
+    event: Literal["plan.reopened"] = "plan.reopened"
+    reason: Reason
+
+
 PlanEvent = Annotated[
     PlanReviewed
     | PlanProposed
@@ -145,7 +163,9 @@ PlanEvent = Annotated[
     | PlanRejected
     | PlanRetryRequested
     | PlanFailed
-    | PlanCompleted,
+    | PlanCompleted
+    | PlanRevisionRequested
+    | PlanReopened,
     Field(discriminator="event"),
 ]
 

@@ -78,6 +78,7 @@ class Replanning(Record):
     max_replans: Annotated[int, Field(ge=1, le=1000)] = 5
     max_work_items_per_plan: Annotated[int, Field(ge=1, le=1000)] = 8
     max_total_work_items: Annotated[int, Field(ge=1, le=100_000)] = 25
+    max_revision_rounds: Annotated[int, Field(ge=0, le=3)] = 0
     templates: dict[Id, FrozenTemplate]
 
     @model_validator(mode="after")

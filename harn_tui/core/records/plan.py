@@ -115,6 +115,34 @@ class Problem(Record):
     message: str
 
 
+class ReviewFinding(Record):
+    code: Annotated[str, Field(min_length=1, max_length=200)]
+    severity: Literal["blocking", "advisory"]
+    summary: Annotated[str, Field(min_length=1, max_length=2000)]
+    recommendation: Annotated[str, Field(max_length=2000)] | None = None
+
+
+class ReviewerReply(Record):
+    verdict: Verdict
+    rationale: Rationale
+    findings: Annotated[list[ReviewFinding], Field(max_length=50)] = []
+
+
+class Review(Record):
+    reviewer: Id
+    verdict: Verdict
+    rationale: Reason
+    findings: list[ReviewFinding] = []
+
+
+class PlannerRevision(Record):
+    """What a revision round hands the planner: the round it opens, the candidate sent back and every review."""
+
+    round: Annotated[int, Field(ge=1, le=3)]
+    candidate: Proposal
+    reviews: list[Review]
+
+
 class PlannerInput(VersionedRecord):
     role: Literal["planner"] = "planner"
     plan_id: Id
@@ -131,19 +159,7 @@ class PlannerInput(VersionedRecord):
     reply_schema: dict[str, Any]
     problems: list[Problem] | None = None
     previous_reply: Any = None
-
-
-class ReviewFinding(Record):
-    code: Annotated[str, Field(min_length=1, max_length=200)]
-    severity: Literal["blocking", "advisory"]
-    summary: Annotated[str, Field(min_length=1, max_length=2000)]
-    recommendation: Annotated[str, Field(max_length=2000)] | None = None
-
-
-class ReviewerReply(Record):
-    verdict: Verdict
-    rationale: Rationale
-    findings: Annotated[list[ReviewFinding], Field(max_length=50)] = []
+    revision: PlannerRevision | None = None
 
 
 class ReviewerInput(VersionedRecord):
@@ -160,17 +176,10 @@ class ReviewerInput(VersionedRecord):
     previous_reply: Any = None
 
 
-class Review(Record):
-    reviewer: Id
-    verdict: Verdict
-    rationale: Reason
-    findings: list[ReviewFinding] = []
-
-
 class ReviewReceipt(VersionedRecord):
     plan_id: Id
     candidate_sha256: Sha256
     reviews: list[Review]
-    outcome: Literal["approved", "attention"]
+    outcome: Literal["approved", "attention", "revise"]
     created_at: UtcTimestamp
 

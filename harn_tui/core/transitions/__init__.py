@@ -10,7 +10,7 @@ from harn_tui.core.transitions.approvals import decide_approval
 from harn_tui.core.transitions.arguments import clean_findings, clean_reason, parse_disposition
 from harn_tui.core.transitions.lost import repair_lost_attempts
 from harn_tui.core.transitions.outcome import Outcome
-from harn_tui.core.transitions.plans import approve_plan, reject_plan, retry_plan
+from harn_tui.core.transitions.plans import approve_plan, reject_plan, reopen_plan, retry_plan
 from harn_tui.core.transitions.scope import GoalScope, WorkScope, goal_scope, owning_goal, work_scope
 from harn_tui.core.transitions.work import accept_work, cancel_work, latest_operator_event, reopen_work
 
@@ -29,6 +29,7 @@ __all__ = [
     "owning_goal",
     "parse_disposition",
     "reject_plan",
+    "reopen_plan",
     "reopen_work",
     "repair_lost_attempts",
     "retry_plan",

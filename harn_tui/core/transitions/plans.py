@@ -1,4 +1,4 @@
-"""Plan transitions: approve (apply or complete), reject, and retry an attention plan (seed 000)."""
+"""Plan transitions: approve (apply or complete), reject, retry an attention plan (seed 000), reopen a mission."""
 
 from __future__ import annotations
 
@@ -8,7 +8,14 @@ from harn_tui.core.errors import NotFound, Refused
 from harn_tui.core.ids import check_id
 from harn_tui.core.layout import Layout
 from harn_tui.core.projection import GoalView, PlanView
-from harn_tui.core.records import PlanApplied, PlanCompleted, PlanEvent, PlanRejected, PlanRetryRequested
+from harn_tui.core.records import (
+    PlanApplied,
+    PlanCompleted,
+    PlanEvent,
+    PlanRejected,
+    PlanReopened,
+    PlanRetryRequested,
+)
 from harn_tui.core.template_digest import check_template_digest
 from harn_tui.core.transitions.arguments import clean_reason
 from harn_tui.core.transitions.materialize import materialize, planned_work
@@ -108,6 +115,13 @@ def _require_review(goal: GoalView, plan: PlanView) -> None:
             f"proposal digest changed: proposal.json of plan {plan.id} has sha256 {plan.proposal_sha256}, "
             f"the reviewers approved {reviewed.candidate_sha256}"
         )
+    _, round_sha256 = plan.round_candidate(reviewed.round)
+    if round_sha256 != reviewed.candidate_sha256:
+        where = "candidate.json" if reviewed.round == 0 else f"revision-{reviewed.round}/candidate.json"
+        raise Refused(
+            f"candidate digest changed: {where} of plan {plan.id} has sha256 {round_sha256}, "
+            f"the reviewers approved {reviewed.candidate_sha256} in round {reviewed.round}"
+        )
 
 
 def _require_templates(goal: GoalView, plan: PlanView) -> None:
@@ -171,3 +185,36 @@ def retry_plan(layout: Layout, goal_id: str, plan_id: str, *, actor: str, reason
         if goal.replans_remaining <= 0:
             raise Refused(f"no replan slot left: goal {goal_id} has used all {goal.replans_used} of its replans")
         return _append(scope, plan_id, PlanRetryRequested, actor, reason=cleaned)
+
+
+def reopen_refusal(goal: GoalView, plan: PlanView) -> str | None:
+    """Why `plan reopen` is not legal on `plan` now (None when it is): the latest plan, completed, a milestone
+    left to plan."""
+    latest = goal.latest_plan
+    if latest is not None and latest.id != plan.id:
+        return f"plan {plan.id} is not the latest plan of goal {goal.id} (the latest is {latest.id})"
+    if plan.status != "completed":
+        return f"plan {plan.id} is {plan.status}, not completed; only a completed mission can be reopened"
+    mission = goal.intent.mission if goal.intent is not None else None
+    if mission is None or goal.milestones_completed >= mission.max_milestones:
+        done = goal.milestones_completed
+        limit = mission.max_milestones if mission is not None else 0
+        return f"no milestone left: goal {goal.id} has completed {done} of its {limit} milestones"
+    return None
+
+
+def reopen_plan(layout: Layout, goal_id: str, plan_id: str, *, actor: str, reason: str | None) -> Outcome:
+    """Reopen a completed mission (its latest plan): the next tick plans one more milestone with the reason."""
+    _check_address(layout, goal_id, plan_id, actor)
+    cleaned = clean_reason(reason, required=True)
+    assert cleaned is not None
+    _require_plan(layout, goal_id, plan_id)
+    with goal_scope(layout, goal_id) as scope:
+        goal, plan = scope.goal, _plan(scope, plan_id)
+        repeat = _repeat_with_reason(plan, "plan.reopened", "reopened", cleaned)
+        if repeat is not None:
+            return repeat
+        refusal = reopen_refusal(goal, plan)
+        if refusal is not None:
+            raise Refused(refusal)
+        return _append(scope, plan_id, PlanReopened, actor, reason=cleaned)
