@@ -7,17 +7,15 @@ so a console can follow another process within a watcher's debounce.
 
 from __future__ import annotations
 
-import json
-import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from harn_tui.console.transcripts import TranscriptTails
 from harn_tui.console.views import STANDALONE, needs_human, standalone_goal
 from harn_tui.core.layout import Layout
 from harn_tui.core.leases import is_held
 from harn_tui.core.projection import GoalView, WorkResolver, project_goal
-from harn_tui.core.reader_bounds import READ_FLAGS
 from harn_tui.core.records import Proof, WorkEvent
 from harn_tui.core.tree import ApprovalFiles, Tree, WorkFiles, bulk_allocation
 
@@ -25,7 +23,6 @@ TRANSITION_EVENTS = frozenset({
     "plan.applied", "plan.completed", "plan.rejected", "plan.retry_requested",
     "work.accepted", "work.reopened", "work.cancelled",
 })
-TRANSCRIPT_TAIL_BYTES = 16_384
 
 
 @dataclass(frozen=True)
@@ -72,6 +69,10 @@ class ConsoleModel:
     _open_runs: dict[str, str] = field(default_factory=dict)  # run -> its work, for runs not finished
     _standalone_ids: set[str] = field(default_factory=set)  # work that belongs to no goal
     _standalone_dirty: bool = False
+    transcripts: TranscriptTails = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.transcripts = TranscriptTails(self.layout.runs)
 
     @classmethod
     def load(cls, layout: Layout) -> ConsoleModel:
@@ -336,29 +337,5 @@ class ConsoleModel:
         return self.tree.approvals.get(approval_id)
 
     def transcript_tail(self, run_id: str, lines: int = 6) -> list[str]:
-        """The last `lines` lines a run printed (read from the end of its transcript, bounded)."""
-        path = self.layout.runs / run_id / "transcript.jsonl"
-        try:
-            fd = os.open(path, READ_FLAGS)  # never through a link, never waiting on a pipe
-        except OSError:
-            return []
-        try:
-            size = os.fstat(fd).st_size
-            start = max(0, size - TRANSCRIPT_TAIL_BYTES)
-            data = os.pread(fd, size - start, start)
-        except OSError:  # not a regular file (verify reports it)
-            return []
-        finally:
-            os.close(fd)
-        raw = data.split(b"\n")
-        complete = raw[1:-1] if start > 0 else raw[:-1]
-        shown: list[str] = []
-        for line in complete[-lines:]:
-            try:
-                record = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(record, dict) and isinstance(record.get("line"), str):
-                stream = record.get("stream")
-                shown.append(f"{stream}: {record['line']}" if isinstance(stream, str) else record["line"])
-        return shown
+        """The last `lines` lines a run printed; each call reads only what the run appended since the last."""
+        return self.transcripts.lines(run_id, lines)

@@ -4,6 +4,7 @@ approval's details. Real attempts of a real template in a real git repository.""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
@@ -146,3 +147,27 @@ async def test_d_is_offered_only_for_an_item_with_a_git_workspace(layout: Layout
         assert app.screen is app.main
         assert not app.main.check_action("show_diff", ())
 
+
+async def test_a_running_attempts_transcript_follows_live(layout: Layout, tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch, console: Factory) -> None:
+    agent_goal(layout, tmp_path)
+    gate = tmp_path / "gate"
+    gate.mkdir()
+    app = console(watch=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        item = await show_item(pilot, app)
+        await pilot.pause(0.3)  # the watcher arms after the first paint
+        running = asyncio.create_task(asyncio.to_thread(attempt, layout, monkeypatch, "follow",
+                                                        TEMPLATE_GATE=str(gate)))
+        await wait_until(pilot, lambda: "running: follows live" in item.text, timeout=10)
+        run_id = next(line.split()[2] for line in item.text.splitlines() if line.startswith("Output of run-"))
+        for number in (1, 2, 3):
+            (gate / str(number)).touch()
+            shown = f"  stdout: line {number} of the agent's work"
+            await wait_until(pilot, lambda line=shown: line in item.text.splitlines(), timeout=10)
+        result = await running
+        assert result.status == "passed" and result.run_id == run_id
+        await wait_until(pilot, lambda: f"Last output of {run_id}" in item.text, timeout=10)
+        size = (layout.run(run_id) / "transcript.jsonl").stat().st_size
+        assert 0 < app.model.transcripts.bytes_read <= size  # type: ignore[union-attr]  # each byte read once

@@ -13,6 +13,9 @@ from harn_tui.tui.text import indent, label, lines, literal, under_root
 from harn_tui.tui.widgets.content_view import ContentView
 from harn_tui.tui.widgets.titles import set_border
 
+LIVE_LINES = 12  # of a running attempt's output (a finished one shows LAST_LINES)
+LAST_LINES = 6
+
 
 def _heading(text: str) -> Content:
     return Content.styled(text, "bold underline")
@@ -52,6 +55,18 @@ def _attempt(model: ConsoleModel, attempt: AttemptView) -> Content:
     return lines(parts)
 
 
+def _output(model: ConsoleModel, attempt: AttemptView) -> list[Content]:
+    """The last lines the attempt printed; while it runs, more of them, followed as it prints."""
+    running = attempt.status == "running"
+    tail = model.transcript_tail(attempt.run_id, LIVE_LINES if running else LAST_LINES)
+    if running:
+        heading = Content.assemble(_heading(f"Output of {attempt.run_id}"), ("  running: follows live", "dim"))
+        return [heading, *([indent(literal(line)) for line in tail] or [indent(Content.styled("nothing yet", "dim"))])]
+    if not tail:
+        return []
+    return [_heading(f"Last output of {attempt.run_id}"), *[indent(literal(line)) for line in tail]]
+
+
 def item_content(model: ConsoleModel, goal: GoalView, work_id: str) -> Content:
     work = goal.work_item(work_id)
     files = model.tree.work.get(work_id)
@@ -62,6 +77,10 @@ def item_content(model: ConsoleModel, goal: GoalView, work_id: str) -> Content:
                             _summary(work, goal), label("why", under_root(work.reason, model.layout.root), "dim")]
     if work.source_ref:
         parts.append(label("from", f"{work.source_kind} {work.source_ref}", "dim"))
+    latest = work.latest_attempt
+    running = latest if latest is not None and latest.status == "running" else None
+    if running is not None:  # the work happening comes first: its output is on screen without scrolling
+        parts += _output(model, running)
     waiting = pending_approval(work)
     if waiting:  # the decision waiting comes first: the question is on screen without scrolling
         parts += _approval(model, waiting)
@@ -81,12 +100,8 @@ def item_content(model: ConsoleModel, goal: GoalView, work_id: str) -> Content:
     parts.append(_heading(f"Attempts ({work.attempts_used})"))
     none_yet = [indent(Content.styled("none yet", "dim"))]
     parts += [indent(_attempt(model, a)) for a in reversed(work.attempts)] or none_yet
-    latest = work.latest_attempt
-    if latest is not None:
-        tail = model.transcript_tail(latest.run_id)
-        if tail:
-            parts.append(_heading(f"Last output of {latest.run_id}"))
-            parts += [indent(literal(line)) for line in tail]
+    if latest is not None and running is None:
+        parts += _output(model, latest)
     parts.append(_heading("History (seq · time · event · actor · reason)"))
     for row in work_history(model.work_events(work_id)):
         parts.append(indent(Content.assemble(
