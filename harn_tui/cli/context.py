@@ -6,14 +6,22 @@ import argparse
 import getpass
 import os
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from harn_tui.core.ids import check_id
 from harn_tui.core.layout import Layout, find_root
 
 
-def resolve_actor(explicit: str | None) -> str:
-    """`--actor`, else `$HARN_ACTOR`, else the login name; always ID syntax."""
+def resolve_actor(explicit: str | None, layout: Layout | None = None) -> str:
+    """`--actor`, else `$HARN_ACTOR`, else the login name; always ID syntax. In a shared tree (`layout`'s) the
+    operator acts as their login name, and a different `--actor` or `$HARN_ACTOR` is bad input."""
+    if layout is not None:
+        from harn_tui.core.sharing import shared_actor
+
+        shared = shared_actor(layout.base, explicit)
+        if shared is not None:
+            return shared
     actor = explicit if explicit is not None else (os.environ.get("HARN_ACTOR") or getpass.getuser())
     return check_id(actor, "actor")
 
@@ -28,10 +36,19 @@ class Context:
 
     @property
     def actor(self) -> str:
-        return resolve_actor(self.args.actor)
+        """Who acts on this command's tree (found first: in a shared tree it is the login name)."""
+        return resolve_actor(self.args.actor, self.layout())
 
     def layout(self) -> Layout:
-        return Layout(find_root(self.args.root))
+        return self._layout
+
+    @cached_property
+    def _layout(self) -> Layout:
+        from harn_tui.core.sharing import enter_tree
+
+        layout = Layout(find_root(self.args.root))
+        enter_tree(layout.base)
+        return layout
 
     def arg(self, name: str, default: Any = None) -> Any:
         return getattr(self.args, name, default)

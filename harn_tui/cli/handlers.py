@@ -17,10 +17,13 @@ class Result:
 
 
 def init(ctx: Context) -> Result:
-    from harn_tui.core.creation import init_tree
+    from harn_tui.core.creation import init_shared_tree, init_tree
 
     root = Path(ctx.arg("root") or os.environ.get("HARN_ROOT") or ".")  # SPEC 2: --root, else $HARN_ROOT
     try:
+        if ctx.arg("shared") is not None:
+            shared = init_shared_tree(root, ctx.arg("shared"))
+            return Result(shared.to_json(), 6 if shared.to_json()["unrepaired"] else 0)
         layout = init_tree(root)
     except OSError as error:  # a file, a device or an unwritable place: bad input, not a traceback
         raise _unusable("--root", root, error) from None
@@ -77,9 +80,10 @@ def demo(ctx: Context) -> Result:
         from harn_tui.core.queries import list_goals
 
         return Result({"root": str(layout.root), **list_goals(layout)})
+    from harn_tui.cli.context import resolve_actor
     from harn_tui.tui.launch import run_console
 
-    run_console(layout, actor=ctx.actor, supervisor=True)
+    run_console(layout, actor=resolve_actor(ctx.arg("actor"), layout), supervisor=True)
     return Result(None)
 
 

@@ -67,7 +67,8 @@ def build_parser() -> Parser:
     _common(parser, top=True)
     groups = parser.add_subparsers(dest="group", metavar="COMMAND", required=True, parser_class=Parser)
 
-    _leaf(groups, "init", "create .harnery/ in the current (or --root) directory")
+    init = _leaf(groups, "init", "create .harnery/ in the current (or --root) directory")
+    init.add_argument("--shared", metavar="GROUP", help="create (or convert) the tree as shared with Unix group GROUP")
     schema = _leaf(groups, "schema", "print the JSON Schema of every record, or of RECORD")
     schema.add_argument("record", nargs="?")
     _leaf(groups, "pending", "every decision waiting for a human")

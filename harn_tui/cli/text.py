@@ -60,6 +60,17 @@ def _attempt_text(attempt: dict[str, Any]) -> str:
     return line + f"\n  work {attempt['work_id']} is now {work['state']}/{work['next_action']}"
 
 
+def _init_text(document: dict[str, Any]) -> str:
+    if "group" not in document:
+        return f"initialized {document['harnery']}"
+    lines = [f"initialized {document['harnery']}, shared with group {document['group']}"]
+    if document["repaired"]:
+        lines.append(f"  set right: {len(document['repaired'])} entries (group, mode)")
+    lines += [f"  not repaired: {entry['path']}: {entry['problem']}" for entry in document["unrepaired"]]
+    lines += [f"  warning: members of {document['group']} cannot enter {entry}" for entry in document["unreachable"]]
+    return "\n".join(lines)
+
+
 def render_text(route: tuple[str, ...], document: Any) -> str:
     if "outcome" in document and "event" in document:
         event = document["event"]
@@ -100,5 +111,5 @@ def render_text(route: tuple[str, ...], document: Any) -> str:
     if route == ("fault-points",):
         return "\n".join(document["points"])
     if route == ("init",):
-        return f"initialized {document['harnery']}"
+        return _init_text(document)
     return json.dumps(document, indent=2, ensure_ascii=False)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import grp
 import hashlib
 import json
 import os
@@ -13,9 +14,10 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
+from harn_tui.core import sharing
 from harn_tui.core.clock import iso, now
 from harn_tui.core.errors import CorruptJournal, NotFound, Refused, UsageError
-from harn_tui.core.fsio import FILE_MODE, ensure_dir, fsync_dir, temp_path_for, write_record
+from harn_tui.core.fsio import ensure_dir, fsync_dir, temp_path_for, write_record
 from harn_tui.core.ids import check_id, is_valid_id, new_goal_id, new_work_id
 from harn_tui.core.journal import JsonlTail, describe_validation
 from harn_tui.core.layout import HARNERY, TOP_DIRS, Layout
@@ -59,7 +61,7 @@ def ensure_tree_gitignore(layout: Layout) -> None:
     if os.path.lexists(path):
         return
     temp = temp_path_for(path)
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, FILE_MODE)
+    fd = sharing.open_new(temp, os.O_WRONLY | os.O_EXCL | os.O_NOFOLLOW)
     try:
         os.write(fd, TREE_GITIGNORE)
         os.fsync(fd)
@@ -71,6 +73,53 @@ def ensure_tree_gitignore(layout: Layout) -> None:
     finally:
         os.unlink(temp)
     fsync_dir(layout.base)
+
+
+@dataclass(frozen=True)
+class SharedInit:
+    """What `init --shared` did: the tree, its group, what it set right, what it could not, what may still
+    keep the group's members out (a parent directory they cannot enter)."""
+
+    layout: Layout
+    group: str
+    drifts: list[sharing.Drift]
+    unreachable: list[str]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "root": str(self.layout.root), "harnery": str(self.layout.base), "group": self.group,
+            "repaired": [drift.path for drift in self.drifts if drift.repaired],
+            "unrepaired": [{"path": d.path, "problem": d.problem} for d in self.drifts if not d.repaired],
+            "unreachable": self.unreachable,
+        }
+
+
+def init_shared_tree(root: Path, group: str) -> SharedInit:
+    """Create `.harnery/` shared with `group`, or convert an existing tree (private, or shared with another
+    group): the group and 2770 on every directory, 0660 on every file (idempotent). The caller must be a member
+    of `group` (UsageError otherwise): a shared tree admits exactly the group's members."""
+    try:
+        gid = grp.getgrnam(group).gr_gid
+    except KeyError:
+        raise UsageError(f"no group named {group!r} on this host") from None
+    if not sharing.is_member(gid):
+        raise UsageError(
+            f"you ({sharing.login_name()}) are not a member of group {group}; a tree shared with {group} admits "
+            "exactly its members"
+        )
+    layout = Layout(root.resolve())
+    if not layout.root.exists():  # a root made for the group is the group's too
+        os.makedirs(layout.root)
+        sharing.settle(layout.root, gid, directory=True)
+    with contextlib.suppress(FileExistsError):
+        os.mkdir(layout.base, 0o700)
+    sharing.settle(layout.base, gid, directory=True)
+    sharing.forget(layout.base)
+    for name in TOP_DIRS:
+        ensure_dir(layout.base / name)
+    ensure_tree_gitignore(layout)
+    drifts = sharing.walk_drift(layout.base, gid, repair=True)
+    return SharedInit(layout, group, drifts, sharing.unreachable_parents(layout.root, gid))
 
 
 def sha256_file(path: Path) -> str:
@@ -371,4 +420,6 @@ def _limits(options: GoalOptions) -> Limits:
         raise _usage("limits", error) from None
 
 
-__all__ = ["HARNERY", "FrozenTemplate", "GoalOptions", "create_supervisor", "create_work", "init_tree"]
+__all__ = [
+    "HARNERY", "FrozenTemplate", "GoalOptions", "create_supervisor", "create_work", "init_shared_tree", "init_tree",
+]

@@ -1,4 +1,5 @@
-"""Durable file primitives: 0700/0600 modes, immutable link-into-place writes, fsynced JSONL appends."""
+"""Durable file primitives: the tree's modes (0700/0600, a shared tree's 2770/0660), immutable link-into-place
+writes, fsynced JSONL appends."""
 
 from __future__ import annotations
 
@@ -16,9 +17,8 @@ from pydantic import BaseModel
 
 from harn_tui.core.errors import Refused, refusals_as_system_refused
 from harn_tui.core.faults import fault_point
+from harn_tui.core.sharing import make_dir, open_new
 
-DIR_MODE = 0o700
-FILE_MODE = 0o600
 STALE_TEMP_S = 60.0
 
 
@@ -28,12 +28,13 @@ def is_temp_name(name: str) -> bool:
 
 
 def ensure_dir(path: Path) -> None:
-    """Create `path` and missing parents with mode 0700; a refusal by the system is SystemRefused naming it."""
+    """Create `path` and missing parents with the tree's directory mode (0700; 2770 in a shared tree); a refusal
+    by the system is SystemRefused naming it."""
     if path.is_dir():
         return
     ensure_dir(path.parent)
     with contextlib.suppress(FileExistsError), refusals_as_system_refused(path):
-        os.mkdir(path, DIR_MODE)
+        make_dir(path)
         fsync_dir(path.parent)
 
 
@@ -107,7 +108,7 @@ def _write_immutable(path: Path, body: bytes, sync_dir: bool) -> bool:
     directory = path.parent
     remove_stale_temps(directory)
     temp = temp_path_for(path)
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
+    fd = open_new(temp, os.O_WRONLY | os.O_EXCL)
     try:
         fault_point("write.temp")
         _write_all(fd, body)
@@ -199,7 +200,7 @@ def append_line(path: Path, line: bytes, *, sync_dir: bool = True) -> bool:
 
 def _append_line(path: Path, line: bytes, sync_dir: bool) -> bool:
     good, size = complete_length(path)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC, FILE_MODE)
+    fd = open_new(path, os.O_WRONLY | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC)
     try:
         if good != size:
             fault_point("append.truncate")

@@ -12,8 +12,9 @@ from filelock import FileLock, Timeout
 
 from harn_tui.core.errors import CorruptJournal, HarnError, Refused, is_system_refusal, system_refused
 from harn_tui.core.faults import fault_point
-from harn_tui.core.fsio import FILE_MODE, ensure_dir
+from harn_tui.core.fsio import ensure_dir
 from harn_tui.core.reader_bounds import directory_problem
+from harn_tui.core.sharing import file_mode, group_of, settle
 
 DEFAULT_TIMEOUT_S = 30.0
 
@@ -33,7 +34,7 @@ def hold_lease(path: Path, what: str, timeout: float | None = None) -> Iterator[
     Fault points `lease.acquire`, `lease.acquired`, `lease.release`, `lease.released`."""
     _require_plain_parents(path)
     ensure_dir(path.parent)
-    lock = FileLock(str(path), mode=FILE_MODE, thread_local=False)
+    lock = FileLock(str(path), mode=file_mode(path), thread_local=False)
     wait = lease_timeout() if timeout is None else timeout
     fault_point("lease.acquire")
     try:
@@ -42,6 +43,7 @@ def hold_lease(path: Path, what: str, timeout: float | None = None) -> Iterator[
         raise LeaseBusy(f"busy: the {what} lease {path} stayed held for {wait:g} s") from None
     except OSError as error:
         raise _lease_error(path, error) from None
+    _settle_lease(lock, path)
     fault_point("lease.acquired")
     try:
         yield
@@ -57,7 +59,7 @@ class HeldLease:
     def __init__(self, path: Path, what: str, timeout: float = 0.0) -> None:
         _require_plain_parents(path)
         ensure_dir(path.parent)
-        self._lock = FileLock(str(path), mode=FILE_MODE, thread_local=False)
+        self._lock = FileLock(str(path), mode=file_mode(path), thread_local=False)
         fault_point("lease.acquire")
         try:
             self._lock.acquire(timeout=timeout, poll_interval=0.01)
@@ -65,12 +67,26 @@ class HeldLease:
             raise LeaseBusy(f"busy: the {what} lease {path} is held by another process") from None
         except OSError as error:
             raise _lease_error(path, error) from None
+        _settle_lease(self._lock, path)
         fault_point("lease.acquired")
 
     def release(self) -> None:
         fault_point("lease.release")
         self._lock.release()
         fault_point("lease.released")
+
+
+def _settle_lease(lock: FileLock, path: Path) -> None:
+    """In a shared tree, check the mode and group of a lease file this account made (filelock creates it with
+    the mode asked for, less the umask); the lease is released again if it cannot be set right."""
+    group = group_of(path)
+    if group is None:
+        return
+    try:
+        settle(path, group)
+    except BaseException:
+        lock.release()
+        raise
 
 
 def _require_plain_parents(path: Path) -> None:

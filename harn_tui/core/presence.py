@@ -20,9 +20,10 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from harn_tui.core.clock import now, now_iso
-from harn_tui.core.fsio import FILE_MODE, ensure_dir, is_temp_name, remove_stale_temps, temp_path_for
+from harn_tui.core.fsio import ensure_dir, is_temp_name, remove_stale_temps, temp_path_for
 from harn_tui.core.layout import Layout
 from harn_tui.core.reader_bounds import READ_FLAGS
+from harn_tui.core.sharing import open_new
 
 STALE_AFTER_S = 15.0
 HEARTBEAT_EVERY_S = 3.0
@@ -63,7 +64,7 @@ def write_presence(path: Path, presence: Presence) -> None:
     remove_stale_temps(path.parent)
     temp = temp_path_for(path)
     body = (presence.model_dump_json() + "\n").encode()
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
+    fd = open_new(temp, os.O_WRONLY | os.O_EXCL)
     try:
         os.write(fd, body)
     finally:

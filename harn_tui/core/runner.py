@@ -40,7 +40,7 @@ from harn_tui.core.attempt_rules import Trigger, check_can_resume, check_can_sta
 from harn_tui.core.clock import iso, now, now_iso
 from harn_tui.core.errors import CorruptJournal
 from harn_tui.core.faults import fault_point
-from harn_tui.core.fsio import DIR_MODE, ensure_dir, fsync_dir, write_record
+from harn_tui.core.fsio import ensure_dir, fsync_dir, write_record
 from harn_tui.core.ids import approval_id as make_approval_id
 from harn_tui.core.ids import check_id, new_run_id
 from harn_tui.core.layout import Layout
@@ -50,6 +50,7 @@ from harn_tui.core.projection import WorkResolver
 from harn_tui.core.proof_intake import APPROVAL_REQUEST, PROOF, Verdict, judge
 from harn_tui.core.reader_bounds import directory_problem
 from harn_tui.core.records import ApprovalRequest, AttemptFinished, AttemptResumed, AttemptStarted, WorkIntent
+from harn_tui.core.sharing import make_dir
 from harn_tui.core.template_digest import check_template_digest
 from harn_tui.core.template_process import run_template
 from harn_tui.core.transcript import TranscriptWriter
@@ -230,10 +231,10 @@ def _new_run_dir(layout: Layout) -> tuple[str, Path]:
         run_id = new_run_id(now())
         directory = layout.run(run_id)
         try:
-            os.mkdir(directory, DIR_MODE)
+            make_dir(directory)
         except FileExistsError:
             continue
-        os.mkdir(directory / "scratch", DIR_MODE)
+        make_dir(directory / "scratch")
         return run_id, directory
     raise CorruptJournal(f"could not create a fresh run directory under {layout.runs}")
 

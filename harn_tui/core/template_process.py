@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from harn_tui.core.sharing import child_umask
 from harn_tui.core.transcript import TranscriptStream, TranscriptWriter
 
 PUMP_GRACE_S = 5.0
@@ -63,7 +64,7 @@ def run_template(
     try:
         process = subprocess.Popen(
             [path], cwd=cwd, env=dict(env), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE, start_new_session=True, close_fds=True,
+            stderr=subprocess.PIPE, start_new_session=True, close_fds=True, umask=child_umask(cwd),
         )
     except OSError as error:
         return ProcessExit(None, start_error=f"the template could not start: {error.strerror or error}")

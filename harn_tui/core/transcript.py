@@ -19,8 +19,9 @@ from pathlib import Path
 
 from harn_tui.core.clock import now_iso
 from harn_tui.core.errors import CorruptJournal
-from harn_tui.core.fsio import FILE_MODE, complete_length
+from harn_tui.core.fsio import complete_length
 from harn_tui.core.reader_bounds import os_problem
+from harn_tui.core.sharing import open_new
 
 MAX_LINE_CHARS = 4000
 MAX_LINE_BYTES = MAX_LINE_CHARS * 4
@@ -48,7 +49,7 @@ class TranscriptWriter:
 
     def __init__(self, path: Path, cap_bytes: int | None = None) -> None:
         try:  # never through a link (a resumed run appends to an existing transcript)
-            self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC, FILE_MODE)
+            self._fd = open_new(path, os.O_WRONLY | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC)
         except OSError as error:
             raise CorruptJournal(os_problem(path, error)) from None
         good, size = complete_length(path)

@@ -1,4 +1,5 @@
-"""`harn verify`: walk the whole tree and report every problem with its path (cache/ is ignored)."""
+"""`harn verify`: walk the whole tree and report every problem with its path (cache/ is ignored, except for a
+shared tree's group and modes, which hold for every entry)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from harn_tui.core import sharing
 from harn_tui.core.errors import CorruptJournal
 from harn_tui.core.fsio import is_temp_name
 from harn_tui.core.journal import describe_validation, read_bytes
@@ -65,6 +67,12 @@ def verify_tree(layout: Layout) -> list[dict[str, str]]:
             add(approval.directory, approval.problem)
     _leftover_workspaces(layout, tree, add)
     _links_and_odd_files(layout, problems, add)
+    group = sharing.base_group(layout.base)
+    if group is not None:
+        named = {p["path"] for p in problems}
+        for drift in sharing.walk_drift(layout.base, group, repair=False):
+            if drift.path not in named:
+                add(drift.path, drift.problem)
     for goal in tree.goals.values():
         for plan in goal.plans.values():
             for event in plan.events:

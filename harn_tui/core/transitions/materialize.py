@@ -8,14 +8,13 @@ exists is reused only when its intent matches exactly; all conflicts are found b
 from __future__ import annotations
 
 import contextlib
-import os
 from dataclasses import dataclass
 
 from pydantic import ValidationError
 
 from harn_tui.core.errors import CorruptJournal, Refused
 from harn_tui.core.faults import fault_point
-from harn_tui.core.fsio import DIR_MODE, ensure_dir, fsync_dir, write_record
+from harn_tui.core.fsio import ensure_dir, fsync_dir, write_record
 from harn_tui.core.ids import is_valid_id, plan_work_id
 from harn_tui.core.journal import JsonlTail, read_bytes
 from harn_tui.core.layout import Layout
@@ -30,6 +29,7 @@ from harn_tui.core.records import (
     WorkSource,
 )
 from harn_tui.core.records.events import WORK_EVENTS_ADAPTER
+from harn_tui.core.sharing import make_dir
 from harn_tui.core.writer import append_event_batched
 
 
@@ -149,7 +149,7 @@ def materialize(layout: Layout, planned: PlannedWork, actor: str) -> None:
     for step in steps:
         if step.write_intent:
             with contextlib.suppress(FileExistsError):
-                os.mkdir(layout.work(step.intent.id), DIR_MODE)
+                make_dir(layout.work(step.intent.id))
                 made = True
     if made:
         fsync_dir(layout.work_dir)
