@@ -129,7 +129,17 @@ def supervisor_list(ctx: Context) -> Result:
 def supervisor_show(ctx: Context) -> Result:
     from harn_tui.core.queries import require_readable, show_goal
 
+    if ctx.arg("at") is not None:
+        from harn_tui.core.history import show_at_document
+
+        return Result(show_at_document(ctx.layout(), ctx.arg("goal"), ctx.arg("at")))
     return Result(require_readable(show_goal(ctx.layout(), ctx.arg("goal"))).to_json())
+
+
+def supervisor_history(ctx: Context) -> Result:
+    from harn_tui.core.history import load_goal_over_time
+
+    return Result(load_goal_over_time(ctx.layout(), ctx.arg("goal")).history.to_json())
 
 
 def supervisor_tick(ctx: Context) -> Result:
@@ -164,6 +174,12 @@ def plan_show(ctx: Context) -> Result:
     layout = ctx.layout()
     goal = require_readable(show_goal(layout, ctx.arg("goal")))
     return Result(plan_document(layout, goal, plan_view(goal, ctx.arg("plan"))))
+
+
+def plan_diff(ctx: Context) -> Result:
+    from harn_tui.core.history import plan_diff_document
+
+    return Result(plan_diff_document(ctx.layout(), ctx.arg("goal"), ctx.arg("plan")))
 
 
 def plan_approve(ctx: Context) -> Result:

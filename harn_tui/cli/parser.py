@@ -104,10 +104,15 @@ def _supervisor(groups: argparse._SubParsersAction[Parser]) -> None:
     _leaf(verbs, "list", "every goal with its state")
     for name, help_text in (
         ("show", "one goal's projection"),
+        ("history", "every event of a goal, in order"),
         ("tick", "one supervisor cycle for a goal"),
         ("run", "tick a goal until it needs a human, finishes or stops changing"),
     ):
-        _leaf(verbs, name, help_text).add_argument("goal")
+        leaf = _leaf(verbs, name, help_text)
+        leaf.add_argument("goal")
+        if name == "show":
+            leaf.add_argument("--at", metavar="WHEN",
+                              help="the goal as it stood at WHEN: an ISO 8601 timestamp with an offset, or event:K")
     serve = _leaf(verbs, "serve", "run the loop for every enrolled goal, waking on tree changes")
     serve.add_argument("goals", nargs="*")
     serve.add_argument("--wake-interval", type=wake_seconds, default=5.0)
@@ -116,6 +121,7 @@ def _supervisor(groups: argparse._SubParsersAction[Parser]) -> None:
     _leaf(plan_verbs, "list", "every plan of a goal").add_argument("goal")
     for name, help_text, reason_required in (
         ("show", "one plan with its request, input, proposal, review and events", None),
+        ("diff", "what a plan replaces, keeps and adds", None),
         ("approve", "apply (or complete) the latest proposed plan", False),
         ("reject", "reject a proposed plan; the reason reaches the next planner", True),
         ("retry", "ask the planner again for the latest attention plan, with guidance", True),

@@ -24,6 +24,11 @@ def precheck(route: tuple[str, ...], args: argparse.Namespace) -> None:
         value = getattr(args, name, None)
         if isinstance(value, str):
             check_id(value, kind)
+    at = getattr(args, "at", None)
+    if isinstance(at, str):
+        from harn_tui.core.history.reading import parse_when
+
+        parse_when(at)
     value = getattr(args, "id", None)
     if isinstance(value, str):
         check_id(value, ID_KIND.get(route[0], "id"))

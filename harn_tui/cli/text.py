@@ -71,6 +71,28 @@ def _init_text(document: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _history_text(document: dict[str, Any]) -> str:
+    lines = [f"{e['position']:>5} {e['ts']}  {e['source']:8} {e['id']}  {e['actor'] or '-'}  {e['event']}: "
+             f"{e['summary']}" for e in document["events"]]
+    return "\n".join([f"history of {document['goal_id']} ({len(lines)} entries)", *lines])
+
+
+def _diff_text(document: dict[str, Any]) -> str:
+    before, after = document["before"], document["after"]
+    head = f"plan {document['plan_id']} ({document['status']}): generation {before['generation']}"
+    if after is None:
+        return head + ", nothing to replace (the plan adds no work)"
+    lines = [head + f" -> {after['generation']}, root {before['root_work_id']} -> {after['root_work_id']}"]
+    for name in ("replaced", "kept", "added"):
+        lines.append(f"  {name}: {', '.join(document[name]) or 'none'}")
+    return "\n".join(lines)
+
+
+def _past_text(document: dict[str, Any]) -> str:
+    when = "the present state" if document["present"] else "the past"
+    return f"as of {document['at']} (entry {document['position']}; {when})\n" + _goal_text(document)
+
+
 def render_text(route: tuple[str, ...], document: Any) -> str:
     if "outcome" in document and "event" in document:
         event = document["event"]
@@ -80,8 +102,14 @@ def render_text(route: tuple[str, ...], document: Any) -> str:
         return f"{document['outcome']}: {event.get('event', '')} (seq {event.get('seq', '?')})"
     if route in (("work", "run"), ("work", "retry")):
         return _attempt_text(document)
+    if route == ("supervisor", "show") and "position" in document:
+        return _past_text(document)
     if route in (("supervisor", "show"), ("supervisor", "create")):
         return _goal_text(document)
+    if route == ("supervisor", "history"):
+        return _history_text(document)
+    if route == ("supervisor", "plan", "diff"):
+        return _diff_text(document)
     if route in (("supervisor", "tick"), ("supervisor", "run")):
         return _tick_text(document)
     if route == ("supervisor", "list"):

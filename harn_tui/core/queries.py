@@ -69,12 +69,18 @@ def with_torn_logs(tree: Tree, goal: GoalView) -> GoalView:
 
 def show_goal(layout: Layout, goal_id: str) -> GoalView:
     """Goal-scoped: reads only this goal and the work it governs. NotFound (4) or CorruptJournal (5)."""
+    tree = scoped_goal_tree(layout, goal_id)
+    return with_torn_logs(tree, project_goal(tree, goal_id))
+
+
+def scoped_goal_tree(layout: Layout, goal_id: str) -> Tree:
+    """The goal and the work it governs, read for one addressed goal: UsageError (2), NotFound (4) or
+    CorruptJournal (5) for a goal directory that is a link."""
     check_id(goal_id, "goal id")
     _require_plain(layout.goal(goal_id))
     if not (layout.goal(goal_id)).is_dir():
         raise NotFound(f"goal {goal_id} does not exist")
-    tree = Tree.load_scoped(layout, goal_id)
-    return with_torn_logs(tree, project_goal(tree, goal_id))
+    return Tree.load_scoped(layout, goal_id)
 
 
 def _require_plain(directory: Path) -> None:

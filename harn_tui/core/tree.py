@@ -72,6 +72,8 @@ class PlanFiles:
     problems: dict[str, str] = field(default_factory=dict)
     # revision round -> its files, for every round a `plan.revision_requested` event opened
     revisions: dict[int, RevisionFiles] = field(default_factory=dict)
+    # a past point's liveness of this plan (`history.past`); None: the goal's `supervisor.lock` tells
+    loop_held: bool | None = None
 
     def __post_init__(self) -> None:
         self.log = JsonlTail(self.directory / "events.jsonl", PLAN_EVENTS_ADAPTER)

@@ -18,18 +18,17 @@ from tests.core import journal_builders as b
 ITEMS = ("base", "side", "root")
 Op = tuple[str, str, Any]
 
-ops = st.lists(
-    st.one_of(
-        st.tuples(st.just("start"), st.sampled_from(ITEMS), st.none()),
-        st.tuples(st.just("finish"), st.sampled_from(ITEMS),
-                  st.tuples(st.sampled_from(["passed", "failed", "parked"]),
-                            st.sampled_from([None, "upstream", "environment", "decision"]))),
-        st.tuples(st.just("accept"), st.sampled_from(ITEMS), st.none()),
-        st.tuples(st.just("cancel"), st.sampled_from(ITEMS), st.none()),
-        st.tuples(st.just("reopen"), st.sampled_from(ITEMS), st.integers(0, 3)),
-    ),
-    max_size=25,
+WORK_OPS = (
+    st.tuples(st.just("start"), st.sampled_from(ITEMS), st.none()),
+    st.tuples(st.just("finish"), st.sampled_from(ITEMS),
+              st.tuples(st.sampled_from(["passed", "failed", "parked"]),
+                        st.sampled_from([None, "upstream", "environment", "decision"]))),
+    st.tuples(st.just("accept"), st.sampled_from(ITEMS), st.none()),
+    st.tuples(st.just("cancel"), st.sampled_from(ITEMS), st.none()),
+    st.tuples(st.just("reopen"), st.sampled_from(ITEMS), st.integers(0, 3)),
 )
+"""One operation on one of `ITEMS`: (kind, item, argument)."""
+ops = st.lists(st.one_of(*WORK_OPS), max_size=25)
 
 
 def apply(layout: Any, op: Op, runs: dict[str, list[str]]) -> None:

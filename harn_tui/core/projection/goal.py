@@ -94,7 +94,8 @@ def project_goal(tree: Tree, goal_id: str, resolver: WorkResolver | None = None)
     if intent is None or problem is not None:
         return _corrupt_goal(goal, problem or "goal.json unreadable")
     cache = cache_for(tree)
-    plans = tuple(cache.plan_view(p, goal.loop_held) for p in goal.ordered_plans())
+    plans = tuple(cache.plan_view(p, goal.loop_held if p.loop_held is None else p.loop_held)
+                  for p in goal.ordered_plans())
     applied = [p for p in plans if p.status in ("applied", "completed") and p.root_work_id]
     generation = len(applied)
     active_root = applied[-1].root_work_id if applied else intent.root_work_id

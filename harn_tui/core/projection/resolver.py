@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 
 from harn_tui.core.projection.cache import WorkEntry, cache_for
@@ -100,18 +100,24 @@ class WorkResolver:
 
     def closure(self, root: str | None) -> list[str]:
         """The root and its transitive dependencies, root first, each once."""
-        if root is None:
-            return []
-        order: list[str] = []
-        seen: set[str] = set()
-        stack = [root]
-        while stack:
-            current = stack.pop()
-            if current in seen:
-                continue
-            seen.add(current)
-            order.append(current)
-            work = self.tree.work.get(current)
-            if work is not None and work.intent is not None:
-                stack.extend(reversed(work.intent.dependencies))
-        return order
+        return closure_of(root, self.dependencies) if root is not None else []
+
+    def dependencies(self, work_id: str) -> Sequence[str]:
+        """What a loaded item's intent depends on (nothing for an item not loaded or without a readable intent)."""
+        work = self.tree.work.get(work_id)
+        return work.intent.dependencies if work is not None and work.intent is not None else ()
+
+
+def closure_of(root: str, dependencies: Callable[[str], Sequence[str]]) -> list[str]:
+    """`root` and its transitive `dependencies`, depth first, root first, each once."""
+    order: list[str] = []
+    seen: set[str] = set()
+    stack = [root]
+    while stack:
+        current = stack.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        order.append(current)
+        stack.extend(reversed(dependencies(current)))
+    return order
