@@ -2,12 +2,12 @@
 
 The past is projected by the one projection (`project_goal`) over a `Tree` holding exactly the records and events
 that existed then, so it can never disagree with the rules of the present. A record joins with its announcing
-entry: a plan request with `plan.requested`, a proposal with `plan.proposed`, a candidate and review receipt with
-`plan.reviewed` or `plan.attention`, a work intent with `work.created`, a proof with its run's final
-`attempt.finished`, an approval request with the `attempt.finished` that parked on it, a decision with
-`approval.decided`. Liveness is historical: a run started and unfinished at that point is running if it finishes
-later, a plan requested and undecided is planning if it has an outcome later; otherwise both are as they are now.
-Nothing is repaired and nothing is written.
+entry: a plan request with `plan.requested`, a proposal with `plan.proposed`, a candidate and review receipt
+with the review's event, a revision round with its `plan.revision_requested`, a work intent with
+`work.created`, a proof with its run's final `attempt.finished`, an approval request with the
+`attempt.finished` that parked on it, a decision with `approval.decided`. Liveness is historical: a run started
+and unfinished at that point is running if it finishes later, a plan requested and undecided is planning if it
+has an outcome later; otherwise both are as they are now. Nothing is repaired and nothing is written.
 """
 
 from __future__ import annotations
@@ -19,10 +19,10 @@ from typing import Any
 from harn_tui.core.history.entries import GoalHistory, HistoryEntry
 from harn_tui.core.journal import JsonlTail
 from harn_tui.core.projection.plans import plan_status
-from harn_tui.core.tree import ApprovalFiles, GoalFiles, PlanFiles, RunFiles, Tree, WorkFiles
+from harn_tui.core.tree import ApprovalFiles, GoalFiles, PlanFiles, RevisionFiles, RunFiles, Tree, WorkFiles
 
-REVIEW_EVENTS = frozenset({"plan.reviewed", "plan.attention"})
-NO_OUTCOME = frozenset({"plan.requested", "plan.reviewed", "damaged"})
+REVIEW_EVENTS = frozenset({"plan.reviewed", "plan.attention", "plan.revision_requested"})
+NO_OUTCOME = frozenset({"plan.requested", "plan.reviewed", "plan.revision_requested", "damaged"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,9 +84,26 @@ def _plan_at(plan: PlanFiles, chosen: set[Any], outcome_later: bool) -> PlanFile
                      candidate=plan.candidate if reviewed else None, review=plan.review if reviewed else None,
                      problems=dict(plan.problems))
     past.log = _log_at(plan.log, events, "damaged" in chosen)
+    past.revisions = _revisions_at(plan, events)
     undecided = plan_status(past, loop_held=False)[0] == "interrupted"
     past.loop_held = True if undecided and outcome_later else None
     return past
+
+
+def _revisions_at(plan: PlanFiles, events: list[Any]) -> dict[int, RevisionFiles]:
+    """The revision rounds opened by a selected `plan.revision_requested`; a round's candidate and review once
+    an event after its opening is selected (the review that answered it)."""
+    rounds: dict[int, RevisionFiles] = {}
+    for index, event in enumerate(events):
+        found = plan.revisions.get(getattr(event, "round", -1))
+        if event.event != "plan.revision_requested" or found is None:
+            continue
+        answered = index + 1 < len(events)
+        rounds[found.round] = RevisionFiles(found.round, found.directory,
+                                            found.candidate if answered else None,
+                                            found.candidate_sha256 if answered else None,
+                                            found.review if answered else None, dict(found.problems))
+    return rounds
 
 
 def _add_work_at(past: Tree, tree: Tree, work: WorkFiles, chosen: set[Any], later_finishes: set[str | None]) -> None:
