@@ -15,6 +15,7 @@ from harn_tui.core.layout import Layout
 from harn_tui.core.runner import AttemptResult, start_attempt
 from harn_tui.tui.app import HarnConsole
 from harn_tui.tui.screens.diff import DiffScreen
+from harn_tui.tui.text import visible
 from harn_tui.tui.widgets.diff_view import DiffView
 from harn_tui.tui.widgets.graph import GraphPanel
 from harn_tui.tui.widgets.item import ItemDetail
@@ -171,3 +172,35 @@ async def test_a_running_attempts_transcript_follows_live(layout: Layout, tmp_pa
         await wait_until(pilot, lambda: f"Last output of {run_id}" in item.text, timeout=10)
         size = (layout.run(run_id) / "transcript.jsonl").stat().st_size
         assert 0 < app.model.transcripts.bytes_read <= size  # type: ignore[union-attr]  # each byte read once
+
+
+STEPS = ("Read app.py and find where the greeting is built",
+         "Add a name parameter to main() and pass it through " + "from the command line, keeping the old default "
+         "when no name is given, so existing callers keep working; " + b.HOSTILE + " and then run the tests again",
+         "Add a test for the greeting with and without a name")
+
+
+async def test_an_ask_first_approval_shows_the_agents_steps_as_its_details(layout: Layout, tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch,
+                                                                          console: Factory) -> None:
+    agent_goal(layout, tmp_path)
+    details = "\n".join(f"{n}. {step}" for n, step in enumerate(STEPS, 1)) + "\n\nRationale: small steps, tested."
+    assert attempt(layout, monkeypatch, "park", TEMPLATE_DETAILS=details).status == "parked"
+    app = console()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        assert app.main.context() == "graph" and active_keys(app)["y"] == "approve_request"
+        item = app.main.query_one(ItemDetail)
+        shown = [item.render_line(y).text.rstrip() for y in range(item.scrollable_content_region.height)]
+        start = shown.index("  details:")
+        assert shown[start - 1] == "  question: Approve the agent's plan for Add the feature?"
+        for number, step in enumerate(STEPS, 1):
+            first = next(i for i, line in enumerate(shown) if line.startswith(f"    {number}. "))
+            rest = []
+            for line in shown[first + 1:]:
+                if not line.startswith("       ") or line[7] == " ":
+                    break
+                rest.append(line.strip())
+            assert " ".join([shown[first].strip(), *rest]) == f"{number}. {visible(step)}"
+        assert len([line for line in shown if line.startswith("       ")]) >= 2  # the long step wrapped
+        assert "    Rationale: small steps, tested." in shown

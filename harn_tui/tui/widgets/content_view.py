@@ -8,6 +8,7 @@ that keeps the scroll position repaints only the lines whose text or style chang
 
 from __future__ import annotations
 
+import re
 from collections import OrderedDict
 
 from textual.content import Content
@@ -16,12 +17,14 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 PREPARED_KEPT = 8
+_LIST_MARKER = re.compile(r"(?:[•*-]|\d{1,2}[.)]) ")
 HEIGHT_STEP = 8
 
 
 def wrap(content: Content, width: int) -> list[Content]:
     """`content` as screen lines of at most `width` cells. A wrapped line keeps its indentation (and the text
-    after a `• ` bullet stays aligned), so indented detail reads as a block under its heading."""
+    after a list marker, `• `, `- `, `1. `, stays aligned), so indented detail reads as a block under its heading
+    and a numbered step as one item."""
     lines: list[Content] = []
     for line in content.split("\n", allow_blank=True):
         if line.cell_length <= width:
@@ -29,8 +32,9 @@ def wrap(content: Content, width: int) -> list[Content]:
             continue
         text = line.plain
         hang = len(text) - len(text.lstrip(" "))
-        if text[hang:].startswith("• "):
-            hang += 2
+        marker = _LIST_MARKER.match(text, hang)
+        if marker:
+            hang = marker.end()
         if hang == 0 or hang > width // 2:
             lines.extend(line.wrap(width))
             continue

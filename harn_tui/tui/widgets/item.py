@@ -119,14 +119,24 @@ def _approval(model: ConsoleModel, approval_id: str) -> list[Content]:
         return [label("Approval", f"{approval_id} (not readable)")]
     status = "decided" if approval.decision else "pending: approve (y) or deny (n)"
     parts = [_heading(f"Approval {approval_id} · {status}"), indent(label("question", approval.request.question))]
-    if approval.request.details:
-        parts.append(indent(label("details", approval.request.details)))
+    parts += _details(approval.request.details)
     if approval.decision is not None:
         decision = approval.decision
         parts.append(indent(label("decision", f"{decision.verdict} by {decision.actor} at {decision.decided_at}")))
         if decision.reason:
             parts.append(indent(label("reason", decision.reason)))
     return parts
+
+
+def _details(details: str | None) -> list[Content]:
+    """An approval's details: one line beside its label; several (an agent's plan: its numbered steps and
+    rationale) as a block under it, each line wrapped on its own, a step's continuation under its text."""
+    if not details:
+        return []
+    if "\n" not in details.strip():
+        return [indent(label("details", details.strip()))]
+    body = [indent(literal(line), "    ") for line in details.strip("\n").split("\n")]
+    return [indent(Content.styled("details:", "bold")), *body]
 
 
 EMPTY = "select a work item in the goal graph"
