@@ -16,11 +16,12 @@ from harn_tui.core.runner import AttemptResult, start_attempt
 from harn_tui.tui.app import HarnConsole
 from harn_tui.tui.screens.diff import DiffScreen
 from harn_tui.tui.text import visible
-from harn_tui.tui.widgets.diff_view import DiffView
+from harn_tui.tui.widgets.diff_view import MAX_LINES, DiffView, shown_lines
 from harn_tui.tui.widgets.graph import GraphPanel
 from harn_tui.tui.widgets.item import ItemDetail
 from tests.tui import builders as b
 from tests.tui import git_attempts as g
+from tests.tui import scenarios as s
 from tests.tui.conftest import Factory, wait_until
 from tests.tui.test_start import active_keys
 
@@ -204,3 +205,36 @@ async def test_an_ask_first_approval_shows_the_agents_steps_as_its_details(layou
             assert " ".join([shown[first].strip(), *rest]) == f"{number}. {visible(step)}"
         assert len([line for line in shown if line.startswith("       ")]) >= 2  # the long step wrapped
         assert "    Rationale: small steps, tested." in shown
+
+
+async def test_brackets_step_through_the_attempts_and_an_unreadable_diff_says_why(layout: Layout,
+                                                                                   console: Factory) -> None:
+    s.agents_goal(layout)
+    app = console()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("2")
+        assert app.main.query_one(GraphPanel).select_key("item:greet")
+        await pilot.pause()
+        view = await open_diff(pilot, app)
+        heading = str(app.screen.query_one("#diff-heading").render())
+        assert f"attempt #2 {s.AGENT_RUNS[1]} · 1 of 2 with a workspace" in heading
+        assert "left_square_bracket" in active_keys(app) and "right_square_bracket" not in active_keys(app)
+        await pilot.press("left_square_bracket")
+        await wait_until(pilot, lambda: app.screen.loaded is not None and app.screen.index == 1)  # type: ignore[attr-defined]
+        await pilot.pause()
+        assert f"attempt #1 {s.AGENT_RUNS[0]} · 2 of 2" in str(app.screen.query_one("#diff-heading").render())
+        assert "-    return 1" in view.lines and "right_square_bracket" in active_keys(app)
+        (layout.root / ".git").rename(layout.root / ".git-moved")  # the repository is gone
+        await pilot.press("right_square_bracket")
+        await wait_until(pilot, lambda: app.screen.loaded is not None and app.screen.index == 0)  # type: ignore[attr-defined]
+        await pilot.pause()
+        assert view.lines[0].startswith("the diff bd40b5c") and "cannot be read" in view.lines[0]
+        assert "cannot be read" in str(view.border_title)
+
+
+def test_a_diff_past_the_line_bound_ends_with_where_to_read_the_rest() -> None:
+    diff = "".join(f"+line {n}\n" for n in range(MAX_LINES + 5))
+    lines, kinds = shown_lines("@@ -0,0 +1 @@\n" + diff, "harn work diff w --run r prints all of it")
+    assert len(lines) == MAX_LINES + 1 and kinds[1] == "added"
+    assert lines[-1] == "… 6 more lines not shown: harn work diff w --run r prints all of it"
