@@ -152,8 +152,11 @@ def attention(layout: Layout, goal_id: str, plan_id: str, reason: str) -> None:
 
 
 def review(layout: Layout, goal_id: str, plan_id: str, outcome: str = "approved") -> None:
+    """The receipt of the candidate the supervisor reviewed (`candidate.json`: the proposal's bytes)."""
     directory = layout.plan(goal_id, plan_id)
-    digest = hashlib.sha256((directory / "proposal.json").read_bytes()).hexdigest()
+    body = (directory / "proposal.json").read_bytes()
+    write_immutable(directory / "candidate.json", body)
+    digest = hashlib.sha256(body).hexdigest()
     write_record(directory / "review.json", ReviewReceipt.model_validate({
         "plan_id": plan_id, "candidate_sha256": digest, "outcome": outcome, "created_at": now_iso(),
         "reviews": [{"reviewer": "reviewer", "verdict": "approve" if outcome == "approved" else "revise",
