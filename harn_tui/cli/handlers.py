@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harn_tui.cli.context import Context
+
+if TYPE_CHECKING:
+    from harn_tui.core.supervisor import TickReport
 
 
 @dataclass(frozen=True)
@@ -145,13 +149,23 @@ def supervisor_history(ctx: Context) -> Result:
 def supervisor_tick(ctx: Context) -> Result:
     from harn_tui.core.supervisor import tick_goal
 
-    return Result(tick_goal(ctx.layout(), ctx.arg("goal")).to_json())
+    return _loop_result(ctx, tick_goal(ctx.layout(), ctx.arg("goal")))
 
 
 def supervisor_run(ctx: Context) -> Result:
     from harn_tui.core.supervisor import run_goal
 
-    return Result(run_goal(ctx.layout(), ctx.arg("goal")).to_json())
+    return _loop_result(ctx, run_goal(ctx.layout(), ctx.arg("goal")))
+
+
+def _loop_result(ctx: Context, report: TickReport) -> Result:
+    """The tick or run document; one stopped by a refused write (`io_error`) exits 6, its document carrying
+    the error as a failing command's does (without --json, the one line on stderr)."""
+    if report.error is None:
+        return Result(report.to_json())
+    if not ctx.json:
+        print(f"harn: {report.error.message}", file=sys.stderr)
+    return Result(report.to_json(), report.error.exit_code)
 
 
 def supervisor_serve(ctx: Context) -> Result:

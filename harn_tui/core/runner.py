@@ -38,8 +38,9 @@ from typing import Any
 
 from harn_tui.core.attempt_rules import Trigger, check_can_resume, check_can_start, next_trigger
 from harn_tui.core.clock import iso, now, now_iso
-from harn_tui.core.errors import CorruptJournal
+from harn_tui.core.errors import CorruptJournal, SystemRefused, refusals_as_system_refused
 from harn_tui.core.faults import fault_point
+from harn_tui.core.finish_note import reserve_note, write_note
 from harn_tui.core.fsio import ensure_dir, fsync_dir, write_record
 from harn_tui.core.ids import approval_id as make_approval_id
 from harn_tui.core.ids import check_id, new_run_id
@@ -131,7 +132,10 @@ class PreparedAttempt:
             self.lease = None
 
     def run(self, timeout_s: float | None = None, fault_prefix: str = "run") -> AttemptResult:
-        """Run the template, judge it, record `attempt.finished`; the run lease is released at the end."""
+        """Run the template, judge it, record `attempt.finished`; the run lease is released at the end.
+
+        A write the system refuses (the transcript, the proof, the finish) is SystemRefused: the runner first
+        says why in the run's finish note, so the next writer records the attempt failed (environment)."""
         try:
             fault_point(f"{fault_prefix}.attempt_started")
             timeout = default_timeout() if timeout_s is None else timeout_s
@@ -140,6 +144,9 @@ class PreparedAttempt:
             result = self._finish(verdict, approval)
             fault_point(f"{fault_prefix}.attempt_finished")
             return result
+        except SystemRefused as error:
+            write_note(self.run_dir, self.run_id, error)
+            raise
         finally:
             self.abandon()
 
@@ -157,6 +164,8 @@ class PreparedAttempt:
             )
         finally:
             transcript.close()
+        if transcript.refused is not None:
+            raise transcript.refused
         return judge(ended, scratch=self.scratch, run_id=self.run_id, criteria=list(self.intent.acceptance),
                      timeout_s=timeout)
 
@@ -231,10 +240,12 @@ def _new_run_dir(layout: Layout) -> tuple[str, Path]:
         run_id = new_run_id(now())
         directory = layout.run(run_id)
         try:
-            make_dir(directory)
+            with refusals_as_system_refused(directory):
+                make_dir(directory)
         except FileExistsError:
             continue
-        make_dir(directory / "scratch")
+        with refusals_as_system_refused(directory / "scratch"):
+            make_dir(directory / "scratch")
         return run_id, directory
     raise CorruptJournal(f"could not create a fresh run directory under {layout.runs}")
 
@@ -254,6 +265,7 @@ def _prepare_start(scope: WorkScope, *, actor: str, retry: bool) -> PreparedAtte
     run_id, directory = _new_run_dir(scope.layout)
     lease = HeldLease(directory / "lease", f"run {run_id}")
     try:
+        reserve_note(directory)
         goal_intent = scope.goal.intent if scope.goal is not None else None
         manifest = build_manifest(
             run_id=run_id, goal_id=scope.goal_id, goal=goal_intent, intent=intent, view=scope.view,
@@ -276,6 +288,7 @@ def _prepare_resume(scope: WorkScope, *, actor: str) -> PreparedAttempt:
     parked = check_can_resume(scope)
     lease = HeldLease(scope.layout.run(parked.run_id) / "lease", f"run {parked.run_id}")
     try:
+        reserve_note(scope.layout.run(parked.run_id))
         scope.repair_lost()
         append_event(scope.files.log, AttemptResumed, actor, run_id=parked.run_id, approval_id=parked.approval_id)
     except BaseException:

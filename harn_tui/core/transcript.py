@@ -11,6 +11,7 @@ its `on_cap` callback once (the process runner kills the template's group; the a
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -18,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from harn_tui.core.clock import now_iso
-from harn_tui.core.errors import CorruptJournal
+from harn_tui.core.errors import CorruptJournal, SystemRefused, is_system_refusal, system_refused
 from harn_tui.core.fsio import complete_length
 from harn_tui.core.reader_bounds import os_problem
 from harn_tui.core.sharing import open_new
@@ -48,17 +49,22 @@ class TranscriptWriter:
     thread; `seq` continues an existing transcript (a resume)."""
 
     def __init__(self, path: Path, cap_bytes: int | None = None) -> None:
+        self.path = path
         try:  # never through a link (a resumed run appends to an existing transcript)
             self._fd = open_new(path, os.O_WRONLY | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC)
         except OSError as error:
+            if is_system_refusal(error):
+                raise system_refused(error, path) from None
             raise CorruptJournal(os_problem(path, error)) from None
         good, size = complete_length(path)
         # the bytes this writer changed; only then is there anything to fsync (an empty transcript's name is
         # made durable by the run directory's fsync when the proof is linked)
         self._dirty = good != size
+        self._good = good
         if self._dirty:
             os.ftruncate(self._fd, good)
         self._seq = _count_lines(path)
+        self.refused: SystemRefused | None = None
         self.cap_bytes = output_cap_bytes() if cap_bytes is None else cap_bytes
         self._printed = 0
         self._stored = 0
@@ -82,22 +88,46 @@ class TranscriptWriter:
         entry: dict[str, object] = {"stream": stream, "line": text}
         if size > len(head) or len(text) > MAX_LINE_CHARS:
             entry.update(line=text[:MAX_LINE_CHARS], truncated=True, size=size, sha256=digest)
-        if self.capped:
+        if self.capped or self.refused is not None:
             return
         document = {"seq": self._seq + 1, "ts": now_iso(), **entry}
         body = (json.dumps(document, ensure_ascii=False) + "\n").encode()
         if self._stored + len(body) > self.cap_bytes:
             self._reach_cap()
             return
+        try:
+            written = os.write(self._fd, body)
+            if written != len(body):
+                os.write(self._fd, body[written:])  # the rest: the system's own error, if it refuses
+        except OSError as error:
+            self._refuse(error)
+            return
         self._seq += 1
         self._stored += len(body)
-        os.write(self._fd, body)
+        self._good += len(body)
         self._dirty = True
 
+    def _refuse(self, error: OSError) -> None:
+        """The system refused a transcript write: what the template prints can no longer be recorded, so the
+        attempt cannot be judged on it; stop storing, end the template (as at the cap), take back a partial
+        line. Any other OSError is the runner's to raise."""
+        if not is_system_refusal(error):
+            raise error
+        self.refused = system_refused(error, self.path)
+        with contextlib.suppress(OSError):
+            os.ftruncate(self._fd, self._good)
+        self.on_cap()
+
     def close(self) -> None:
-        if self._dirty:
-            os.fsync(self._fd)
-        os.close(self._fd)
+        try:
+            if self._dirty:
+                os.fsync(self._fd)
+        except OSError as error:
+            if not is_system_refusal(error):
+                raise
+            self.refused = self.refused or system_refused(error, self.path)
+        finally:
+            os.close(self._fd)
 
 
 class LineAssembler:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from harn_tui.core.errors import CorruptJournal
+from harn_tui.core.finish_note import read_note
 from harn_tui.core.fsio import is_temp_name
 from harn_tui.core.ids import check_id, is_valid_id
 from harn_tui.core.journal import FileIdentity, JsonlTail, identity_of, parse_record, read_bytes
@@ -152,10 +153,20 @@ class RunFiles:
     proof: Proof | None = None
     proof_sha256: str | None = None
     problem: str | None = None
+    unrecorded: str | None = None
 
     @property
     def directory(self) -> Path:
         return self.runs_dir / self.id
+
+    def probe(self) -> bool:
+        """Re-probe whether the runner lives; a run whose runner is gone may have left its finish note (why its
+        result could not be recorded). True if the liveness changed."""
+        live = is_held(self.directory / "lease")
+        self.unrecorded = None if live else read_note(self.directory, self.id)
+        changed = live != self.live
+        self.live = live
+        return changed
 
 
 @dataclass(frozen=True, slots=True)
@@ -476,7 +487,10 @@ class Tree:
                 pass
             except CorruptJournal as error:
                 run.problem = error.message
-        run.live = probe_live and is_held(run.directory / "lease")
+        if probe_live:
+            run.probe()
+        else:
+            run.live, run.unrecorded = False, None
         self.version += 1
         self._touch(self._run_owner.get(run_id))
         return run
@@ -743,9 +757,7 @@ class Tree:
                 run = self.runs.get(run_id)
                 if run is None:
                     continue
-                live = is_held(run.directory / "lease")
-                if live != run.live:
-                    run.live = live
+                if run.probe():
                     self._touch(work.id)
                     changed = True
         for goal in self.goals.values():

@@ -36,6 +36,7 @@ from harn_tui.core.tree import Tree
 from harn_tui.core.verify import verify_tree
 
 KILLED = 137
+UNRECORDED_NAMES = ("lease", "supervisor.lock", "finish-note")  # no records: a snapshot leaves them out
 TORN = "torn final line (no trailing newline)"
 WORKERS = 2
 
@@ -111,11 +112,11 @@ def copy_tree(base: Path, target: Path) -> Path:
 
 
 def snapshot(root: Path) -> dict[str, bytes]:
-    """Every record and log under `.harnery/` with its bytes (leases, temporary files, cache and the templates'
-    scratch directories excluded)."""
+    """Every record and log under `.harnery/` with its bytes (leases, runs' finish notes, temporary files, cache
+    and the templates' scratch directories excluded)."""
     found: dict[str, bytes] = {}
     for path in sorted((root / ".harnery").rglob("*")):
-        if not path.is_file() or path.name in ("lease", "supervisor.lock") or {"cache", "scratch"} & set(path.parts):
+        if not path.is_file() or path.name in UNRECORDED_NAMES or {"cache", "scratch"} & set(path.parts):
             continue
         if path.name.startswith(".") and ".tmp-" in path.name:
             continue

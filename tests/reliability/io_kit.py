@@ -11,8 +11,12 @@ import subprocess
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+
+from harn_tui.core.layout import Layout
+from harn_tui.core.queries import list_approvals, list_goals, list_work, pending, show_goal
 
 FILLER = ".filler"
 
@@ -75,3 +79,16 @@ def mounted_tmpfs(mount: Path, size: str = "4m") -> Iterator[Disk]:
         yield Disk(mount)
     finally:
         subprocess.run(["umount", "-l", str(mount)], capture_output=True)
+
+
+def projection_of(layout: Layout) -> dict[str, Any]:
+    """Everything the read verbs show of the tree: the goal list, every goal's document, the work list, the
+    pending decisions and the approvals."""
+    goals = list_goals(layout)
+    return {
+        "goals": goals,
+        "shown": {g["id"]: show_goal(layout, g["id"]).to_json() for g in goals["goals"]},
+        "work": list_work(layout),
+        "pending": pending(layout),
+        "approvals": list_approvals(layout),
+    }

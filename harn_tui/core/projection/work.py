@@ -162,17 +162,19 @@ def fold_work(
 
 
 def _attempt_view(attempt: dict[str, Any], run: RunFiles | None) -> AttemptView:
-    status = attempt["status"]
-    reason = attempt["reason"]
+    status, class_, reason = attempt["status"], attempt["class_"], attempt["reason"]
     if status == "running" and not (run is not None and run.live):
-        status, reason = "lost", "lost"
+        if run is not None and run.unrecorded is not None:  # what the next writer records (finish_note)
+            status, class_, reason = "failed", "environment", run.unrecorded
+        else:
+            status, reason = "lost", "lost"
     proof = run.proof if run is not None else None
     return AttemptView(
         run_id=attempt["run_id"],
         number=attempt["number"],
         trigger=attempt["trigger"],
         status=status,
-        class_=attempt["class_"],
+        class_=class_,
         reason=reason,
         summary=proof.summary if proof is not None else None,
         started_at=attempt["started_at"],

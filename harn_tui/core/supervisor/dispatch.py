@@ -10,7 +10,7 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from harn_tui.core.errors import HarnError, Refused
+from harn_tui.core.errors import HarnError, Refused, SystemRefused
 from harn_tui.core.faults import fault_point
 from harn_tui.core.layout import Layout
 from harn_tui.core.leases import LeaseBusy
@@ -40,8 +40,7 @@ def dispatch_cycle(layout: Layout, goal_id: str, view: GoalView, report: TickRep
         view = loop_view(layout, goal_id)
     jobs = prepare_jobs(view, report, LayoutStarter(layout, goal_id))
     report.dispatches += len(jobs)
-    for outcome in run_jobs(jobs):
-        report.outcomes.append(outcome)
+    run_jobs(jobs, report)
 
 
 def needs_acceptance(view: GoalView) -> bool:
@@ -132,7 +131,7 @@ def prepare_jobs(view: GoalView, report: TickReport, starter: LayoutStarter | Tr
         starts += [w for w in active if (w.state, w.next_action) == ("blocked", "retry")]
     budget = view.attempts_remaining
     for item in starts:
-        if len(jobs) >= slots or budget <= 0:
+        if len(jobs) >= slots or budget <= 0 or report.error is not None:
             break
         retry = item.state == "blocked"
         if _begin(jobs, report, item, lambda w=item.id, r=retry: starter.start(w, r)):
@@ -141,10 +140,16 @@ def prepare_jobs(view: GoalView, report: TickReport, starter: LayoutStarter | Tr
 
 
 def _begin(jobs: list[PreparedAttempt], report: TickReport, item: WorkView, begin: Any) -> bool:
+    """Begin one attempt. A refused write stops the beginning of more (the ones begun still run: they hold
+    their run leases and are recorded started)."""
     try:
         jobs.append(begin())
     except LeaseBusy:
         raise
+    except SystemRefused as error:
+        report.refused_by_system(error)
+        report.outcomes.append({"kind": "attempt", "work_id": item.id, "status": "error", "reason": error.message})
+        return False
     except Refused as refusal:
         report.outcomes.append({"kind": "attempt", "work_id": item.id, "status": "refused",
                                 "reason": refusal.message})
@@ -152,22 +157,23 @@ def _begin(jobs: list[PreparedAttempt], report: TickReport, item: WorkView, begi
     return True
 
 
-def run_jobs(jobs: list[PreparedAttempt]) -> list[dict[str, Any]]:
+def run_jobs(jobs: list[PreparedAttempt], report: TickReport) -> None:
     """Run the prepared attempts concurrently and wait for every one to finish or park (one runs on this
-    thread: no pool to start)."""
-    if not jobs:
-        return []
+    thread: no pool to start); each one's outcome goes into `report`."""
     if len(jobs) == 1:
-        return [_outcome(jobs[0], lambda: jobs[0].run(None, "tick"))]
-    with ThreadPoolExecutor(max_workers=len(jobs), thread_name_prefix="harn-attempt") as pool:
-        futures = [(job, pool.submit(job.run, None, "tick")) for job in jobs]
-        return [_outcome(job, future.result) for job, future in futures]
+        report.outcomes.append(_outcome(jobs[0], lambda: jobs[0].run(None, "tick"), report))
+    elif jobs:
+        with ThreadPoolExecutor(max_workers=len(jobs), thread_name_prefix="harn-attempt") as pool:
+            futures = [(job, pool.submit(job.run, None, "tick")) for job in jobs]
+            report.outcomes.extend(_outcome(job, future.result, report) for job, future in futures)
 
 
-def _outcome(job: PreparedAttempt, result: Any) -> dict[str, Any]:
+def _outcome(job: PreparedAttempt, result: Any, report: TickReport) -> dict[str, Any]:
     try:
         finished: AttemptResult = result()
     except HarnError as error:
+        if isinstance(error, SystemRefused):
+            report.refused_by_system(error)
         return {"kind": "attempt", "work_id": job.work_id, "run_id": job.run_id, "status": "error",
                 "reason": error.message}
     return {"kind": "attempt", **finished.to_json()}

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from harn_tui.core.errors import SystemRefused
 from harn_tui.core.projection import GoalView
 
 STATE_STOP_REASONS = {
@@ -30,8 +31,9 @@ class TickReport:
 
     `stop_reason`: succeeded, needs_human, blocked, budget_exhausted, corrupt, running (a run of another
     process is live), ready (a tick acted and more is due), busy (another supervisor holds the goal's
-    `supervisor.lock`), and for a run also max_cycles, max_runtime, no_change (a tick changed nothing) and
-    stopped (serve was asked to stop).
+    `supervisor.lock`), io_error (the system refused a write: `error` says which and why; the tick stopped
+    there), and for a run also max_cycles, max_runtime, no_change (a tick changed nothing) and stopped (serve
+    was asked to stop).
     """
 
     stop_reason: str
@@ -42,6 +44,13 @@ class TickReport:
     outcomes: list[dict[str, Any]] = field(default_factory=list)
     goal: GoalView | None = None
     applied: int = 0
+    error: SystemRefused | None = None
+
+    def refused_by_system(self, error: SystemRefused) -> None:
+        """The system refused a write: the tick (and a run) stops with `io_error`; the first refusal is kept."""
+        if self.error is None:
+            self.error = error
+        self.stop_reason = "io_error"
 
     @property
     def acted(self) -> bool:
@@ -57,9 +66,11 @@ class TickReport:
         self.applied += other.applied
         self.outcomes.extend(other.outcomes)
         self.stop_reason = other.stop_reason
+        self.error = self.error or other.error
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        """The tick document; a tick stopped by an io error also carries `error` as a failing command's is."""
+        document = {
             "stop_reason": self.stop_reason,
             "cycles": self.cycles,
             "dispatches": self.dispatches,
@@ -68,3 +79,6 @@ class TickReport:
             "outcomes": list(self.outcomes),
             "goal": self.goal.to_json() if self.goal is not None else None,
         }
+        if self.error is not None:
+            document["error"] = {"code": self.error.code, "message": self.error.message}
+        return document

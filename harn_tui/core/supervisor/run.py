@@ -10,7 +10,7 @@ from harn_tui.core.layout import Layout
 from harn_tui.core.queries import show_goal
 from harn_tui.core.records import GoalIntent
 from harn_tui.core.supervisor.report import TERMINAL_STOP_REASONS, TickReport
-from harn_tui.core.supervisor.tick import hold_loop, require_goal, tick_locked
+from harn_tui.core.supervisor.tick import locked_tick, require_goal, tick_locked
 
 
 def run_goal(layout: Layout, goal_id: str) -> TickReport:
@@ -29,14 +29,7 @@ def run_bounded(
 ) -> TickReport:
     """`run` with explicit bounds (serve passes what is left of its own); `deadline` is a monotonic time."""
     require_goal(layout, goal_id)
-    lock = hold_loop(layout, goal_id)
-    if lock is None:
-        report = TickReport("busy")
-    else:
-        try:
-            report = _ticks(layout, goal_id, max_cycles, deadline, stop)
-        finally:
-            lock.release()
+    report = locked_tick(layout, goal_id, lambda: _ticks(layout, goal_id, max_cycles, deadline, stop))
     report.goal = show_goal(layout, goal_id)
     return report
 
@@ -60,7 +53,7 @@ def _ticks(
             return total
         report = tick_locked(layout, goal_id)
         total.absorb(report)
-        if report.stop_reason in TERMINAL_STOP_REASONS:
+        if report.stop_reason in TERMINAL_STOP_REASONS or report.error is not None:
             return total
         if not report.acted:
             total.stop_reason = "running" if report.stop_reason == "running" else "no_change"

@@ -2,7 +2,8 @@
 
 Stoppable and thread-safe: the console runs it in a background thread with its own `stop` event; `harn
 supervisor serve` runs it in the foreground, where SIGINT/SIGTERM set that event. Either way it stops after
-the current tick. Errors back off exponentially (1 s doubling to 60 s) and are logged, never swallowed silently.
+the current tick. Errors back off exponentially (1 s doubling to 60 s) and are logged, never swallowed silently;
+a goal whose writes the system refuses backs off alone while the others are served.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import Any
 
 from watchfiles import watch
 
-from harn_tui.core.errors import CorruptJournal, HarnError
+from harn_tui.core.errors import CorruptJournal, HarnError, SystemRefused, harn_error_of
 from harn_tui.core.fsio import is_temp_name
 from harn_tui.core.ids import is_valid_id
 from harn_tui.core.journal import read_record
@@ -52,10 +53,22 @@ def wakes_the_loop(base: Path, path: str) -> bool:
 
 @dataclass
 class GoalBudget:
-    """What one serve invocation has spent on a goal: `max_cycles` and `max_runtime_s` bound it."""
+    """What one serve invocation has spent on a goal: `max_cycles` and `max_runtime_s` bound it. A goal whose
+    writes the system refused waits `io_backoff` seconds (1 s doubling to 60 s) before it is tried again,
+    alone: the other goals go on being served."""
 
     cycles: int = 0
     started: float = field(default_factory=time.monotonic)
+    io_backoff: float = 0.0
+    retry_at: float = 0.0
+
+    def refused(self) -> float:
+        self.io_backoff = min(MAX_BACKOFF_S, max(1.0, self.io_backoff * 2))
+        self.retry_at = time.monotonic() + self.io_backoff
+        return self.io_backoff
+
+    def served(self) -> None:
+        self.io_backoff = self.retry_at = 0.0
 
 
 def enrolled_goals(layout: Layout, goal_ids: Sequence[str]) -> list[str]:
@@ -79,20 +92,36 @@ def serve_round(
     """Run every enrolled goal once (each a bounded `run`); returns how many goals raised an error.
 
     An unreadable goal is skipped, not an error: it is a state the operator must repair, and backing off
-    for it would starve the healthy goals."""
+    for it would starve the healthy goals. A goal whose write the system refused (its disk full, its tree
+    read-only) backs off alone (`GoalBudget.refused`), for the same reason; its report (stop reason
+    `io_error`, the error verbatim) still goes to `on_report`."""
     errors = 0
     for goal_id in enrolled_goals(layout, goal_ids):
         if stop.is_set():
             break
+        budget = budgets.setdefault(goal_id, GoalBudget())
+        if time.monotonic() < budget.retry_at:
+            continue
         try:
-            report = _serve_goal(layout, goal_id, budgets.setdefault(goal_id, GoalBudget()), stop)
+            report = _serve_goal(layout, goal_id, budget, stop)
         except CorruptJournal as error:
             log.warning("supervisor serve: goal %s is unreadable, skipped: %s", goal_id, error.message)
             continue
         except (HarnError, OSError) as error:
-            errors += 1
-            log.error("supervisor serve: goal %s: %s", goal_id, getattr(error, "message", error))
-            continue
+            typed = harn_error_of(error)
+            if isinstance(typed, SystemRefused):
+                report = TickReport("io_error")
+                report.refused_by_system(typed)
+            else:
+                errors += 1
+                log.error("supervisor serve: goal %s: %s", goal_id, getattr(error, "message", error))
+                continue
+        if report is not None and report.error is not None:
+            wait = budget.refused()
+            log.error("supervisor serve: goal %s: %s; trying it again in %.0f s", goal_id, report.error.message,
+                      wait)
+        elif report is not None:
+            budget.served()
         if report is not None and on_report is not None:
             on_report(goal_id, report)
     return errors

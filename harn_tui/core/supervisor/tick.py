@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 
-from harn_tui.core.errors import CorruptJournal, NotFound, Refused
+from harn_tui.core.errors import CorruptJournal, NotFound, Refused, SystemRefused
 from harn_tui.core.faults import fault_point
 from harn_tui.core.held import scoped_tree
 from harn_tui.core.ids import check_id
@@ -48,40 +49,62 @@ def tick_goal(layout: Layout, goal_id: str) -> TickReport:
     """One tick; the report carries the goal document read after the lock is released. That one read also
     gives the stop reason of a tick that acted."""
     require_goal(layout, goal_id)
-    lock = hold_loop(layout, goal_id)
-    if lock is None:
-        report = TickReport("busy")
-    else:
-        try:
-            report = tick_locked(layout, goal_id, settle=False)
-        finally:
-            lock.release()
+    report = locked_tick(layout, goal_id, lambda: tick_locked(layout, goal_id, settle=False))
     with scoped_tree(layout, goal_id, check="logs") as tree:
         report.goal = with_torn_logs(tree, project_goal(tree, goal_id))
-        if report.acted:
+        if report.acted and report.error is None:
             tree.goals[goal_id].loop_held = False
             report.stop_reason = stop_reason_for(project_goal(tree, goal_id))
     return report
 
 
+def locked_tick(layout: Layout, goal_id: str, body: Callable[[], TickReport]) -> TickReport:
+    """`body` under the goal's `supervisor.lock`: `busy` when another supervisor holds it, `io_error` when the
+    system refuses the lock file itself (a read-only tree)."""
+    try:
+        lock = hold_loop(layout, goal_id)
+    except SystemRefused as error:
+        report = TickReport("io_error")
+        report.refused_by_system(error)
+        return report
+    if lock is None:
+        return TickReport("busy")
+    try:
+        return body()
+    finally:
+        lock.release()
+
+
 def tick_locked(layout: Layout, goal_id: str, settle: bool = True) -> TickReport:
     """The cycle itself; the caller holds `supervisor.lock`. A goal with nothing to do is not written to; an
-    unreadable goal is CorruptJournal (exit 5), never acted on.
+    unreadable goal is CorruptJournal (exit 5), never acted on. A write the system refuses stops the tick with
+    `io_error` (what it wrote before stays, as after a crash there; attempts already begun still run).
 
     The goal is read once, under the goal lease, for the decision; when the decision is to start attempts they
     are recorded on that same read before the lease is released. With `settle`, a tick that acted re-reads the
     goal for its stop reason (a caller that reads the goal afterwards anyway passes False and sets it)."""
+    report = TickReport("no_change")
+    try:
+        _tick(layout, goal_id, report, settle)
+    except SystemRefused as error:
+        report.refused_by_system(error)
+    if report.error is not None:
+        report.stop_reason = "io_error"
+    return report
+
+
+def _tick(layout: Layout, goal_id: str, report: TickReport, settle: bool) -> None:
     fault_point("tick.start")
     jobs: list[PreparedAttempt] | None = None
     with hold_lease(layout.goal(goal_id) / "lease", f"goal {goal_id}"), loop_tree(layout, goal_id) as (tree, view):
         if view.state == "corrupt":
             raise CorruptJournal(f"goal {goal_id} is corrupt: {view.reason}")
-        report = TickReport(stop_reason_for(view))
+        report.stop_reason = stop_reason_for(view)
         if view.next_action == "run" and not needs_acceptance(view):
             jobs = prepare_jobs(view, report, TreeStarter(layout, tree, goal_id))
     if jobs is not None:
         report.dispatches += len(jobs)
-        report.outcomes.extend(run_jobs(jobs))
+        run_jobs(jobs, report)
     elif view.next_action in PLAN_ACTIONS:
         plan_step(layout, goal_id, report)
     elif view.next_action == "review_plan" and _pending_decision(view) == "attention":
@@ -94,10 +117,9 @@ def tick_locked(layout: Layout, goal_id: str, settle: bool = True) -> TickReport
         dispatch_cycle(layout, goal_id, view, report)
     if report.acted:
         report.cycles = 1
-        if settle:
+        if settle and report.error is None:
             report.stop_reason = stop_reason_for(loop_view(layout, goal_id))
     fault_point("tick.end")
-    return report
 
 
 def plan_step(layout: Layout, goal_id: str, report: TickReport) -> None:

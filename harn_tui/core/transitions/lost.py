@@ -1,9 +1,12 @@
-"""Lost-attempt repair: an attempt whose runner died is recorded as failed (`reason: "lost"`) by the next writer."""
+"""Lost-attempt repair: an attempt whose runner died is recorded as failed (`reason: "lost"`) by the next writer;
+one whose runner said in its finish note why the result could not be recorded is failed with class
+`environment` (uncharged) and that reason."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
+from harn_tui.core.finish_note import read_note
 from harn_tui.core.leases import is_held
 from harn_tui.core.records import AttemptFinished
 from harn_tui.core.tree import Tree, WorkFiles
@@ -27,10 +30,10 @@ def repair_lost_attempts(tree: Tree, work_ids: Iterable[str]) -> list[AttemptFin
             continue
         tree.refresh_logs_of([work_id])
         for run_id in _lost(tree, work):
-            repaired.append(
-                append_event(work.log, AttemptFinished, SUPERVISOR_ACTOR, run_id=run_id, status="failed",
-                             reason=LOST_REASON)
-            )
+            unrecorded = read_note(tree.layout.run(run_id), run_id)
+            found = {"class": "environment", "reason": unrecorded} if unrecorded else {"reason": LOST_REASON}
+            repaired.append(append_event(work.log, AttemptFinished, SUPERVISOR_ACTOR, run_id=run_id,
+                                         status="failed", **found))
             run = tree.runs.get(run_id)
             if run is not None:
                 run.live = False
