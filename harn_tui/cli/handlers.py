@@ -28,10 +28,37 @@ def init(ctx: Context) -> Result:
         if ctx.arg("shared") is not None:
             shared = init_shared_tree(root, ctx.arg("shared"))
             return Result(shared.to_json(), 6 if shared.to_json()["unrepaired"] else 0)
+        if ctx.arg("agents"):
+            from harn_tui.agent.kit import init_agents_kit
+
+            return Result(init_agents_kit(root, ctx.arg("agents")).to_json())
         layout = init_tree(root)
     except OSError as error:  # a file, a device or an unwritable place: bad input, not a traceback
         raise _unusable("--root", root, error) from None
     return Result({"root": str(layout.root), "harnery": str(layout.base)})
+
+
+def template_list(ctx: Context) -> Result:
+    from harn_tui.agent.script import template_list as listed
+
+    return Result(listed())
+
+
+def template_new(ctx: Context) -> Result:
+    from harn_tui.agent.script import agent_parameters, write_agent_template
+
+    path = Path(ctx.arg("file")).absolute()
+    parameters = agent_parameters(
+        worker=ctx.arg("worker"), judge=ctx.arg("judge"),
+        team_file=Path(ctx.arg("team")) if ctx.arg("team") else None, checks=ctx.arg("check"),
+        ask_first=bool(ctx.arg("ask_first")), workspace=ctx.arg("workspace"), base=ctx.arg("base"),
+        agent_args=ctx.arg("agent_arg"), max_diff_kb=ctx.arg("max_diff_kb"), where=path.parent,
+    )
+    try:
+        write_agent_template(path, parameters)
+    except OSError as error:
+        raise _unusable("template file", path, error) from None
+    return Result({"kind": "agent", "path": str(path), "parameters": parameters.model_dump(mode="json")})
 
 
 def schema(ctx: Context) -> Result:
@@ -269,6 +296,12 @@ def work_retry(ctx: Context) -> Result:
     from harn_tui.core.runner import run_work
 
     return Result(run_work(ctx.layout(), ctx.arg("id"), actor=ctx.actor, retry=True).to_json())
+
+
+def work_diff(ctx: Context) -> Result:
+    from harn_tui.core.queries import work_diff as diff_document
+
+    return Result(diff_document(ctx.layout(), ctx.arg("id"), ctx.arg("run")))
 
 
 def work_accept(ctx: Context) -> Result:

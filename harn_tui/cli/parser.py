@@ -69,6 +69,8 @@ def build_parser() -> Parser:
 
     init = _leaf(groups, "init", "create .harnery/ in the current (or --root) directory")
     init.add_argument("--shared", metavar="GROUP", help="create (or convert) the tree as shared with Unix group GROUP")
+    init.add_argument("--agents", choices=["claude-code", "codex"],
+                      help="also write the starter kit in harn/: team, replanning, agent templates, mission")
     schema = _leaf(groups, "schema", "print the JSON Schema of every record, or of RECORD")
     schema.add_argument("record", nargs="?")
     _leaf(groups, "pending", "every decision waiting for a human")
@@ -83,7 +85,29 @@ def build_parser() -> Parser:
     _supervisor(groups)
     _work(groups)
     _approval(groups)
+    _template(groups)
     return parser
+
+
+def _template(groups: argparse._SubParsersAction[Parser]) -> None:
+    template: Parser = groups.add_parser("template", help="templates harn can write: list, new")
+    verbs = template.add_subparsers(dest="verb", metavar="VERB", required=True, parser_class=Parser)
+    _leaf(verbs, "list", "what `template new` can write")
+    new = _leaf(verbs, "new", "write a template script (no tree needed); an existing FILE is refused")
+    new.add_argument("kind", choices=["agent"])
+    new.add_argument("file")
+    new.add_argument("--worker", required=True, help="the team member who does the work")
+    new.add_argument("--judge", help="the team member who judges every criterion (not the worker)")
+    new.add_argument("--team", help="a team file whose worker and judge profiles are embedded in the script")
+    new.add_argument("--check", action="append", default=[], metavar="CMD",
+                     help="a check run in the workspace: one argv split with shell rules, run without a shell")
+    new.add_argument("--ask-first", action="store_true", help="the worker's plan waits for an approval first")
+    new.add_argument("--workspace", choices=["git", "none"],
+                     help="git (default inside a git work tree) or none (the scratch directory)")
+    new.add_argument("--base", help="the ref a first attempt starts from (default: HEAD when it starts)")
+    new.add_argument("--agent-arg", action="append", default=[], metavar="ARG",
+                     help="a frozen argument for the worker's CLI (write --agent-arg=--flag for one with a dash)")
+    new.add_argument("--max-diff-kb", type=count, default=256, help="the most of the diff the judge reads (KiB)")
 
 
 def _supervisor(groups: argparse._SubParsersAction[Parser]) -> None:
@@ -152,6 +176,9 @@ def _work(groups: argparse._SubParsersAction[Parser]) -> None:
         ("retry", "retry a blocked item"),
     ):
         _leaf(verbs, name, help_text).add_argument("id")
+    diff = _leaf(verbs, "diff", "the diff an attempt committed in its git workspace")
+    diff.add_argument("id")
+    diff.add_argument("--run", help="the attempt's run id (default: the latest attempt with a git workspace)")
     accept = _leaf(verbs, "accept", "accept reviewed work, disposing of every open finding")
     accept.add_argument("id")
     accept.add_argument("--dispose", action="append", default=[], metavar="ID=fixed|ID=deferred:REASON")

@@ -32,6 +32,13 @@ def precheck(route: tuple[str, ...], args: argparse.Namespace) -> None:
     value = getattr(args, "id", None)
     if isinstance(value, str):
         check_id(value, ID_KIND.get(route[0], "id"))
+    run = getattr(args, "run", None)
+    if isinstance(run, str):
+        check_id(run, "run id")
+    for member in ("worker", "judge"):
+        value = getattr(args, member, None)
+        if isinstance(value, str):
+            check_id(value, f"--{member}")
     for goal_id in getattr(args, "goals", None) or []:
         check_id(goal_id, "goal id")
     for value in getattr(args, "depends_on", None) or []:

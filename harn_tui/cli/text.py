@@ -61,6 +61,8 @@ def _attempt_text(attempt: dict[str, Any]) -> str:
 
 
 def _init_text(document: dict[str, Any]) -> str:
+    if "kit" in document:
+        return _kit_text(document)
     if "group" not in document:
         return f"initialized {document['harnery']}"
     lines = [f"initialized {document['harnery']}, shared with group {document['group']}"]
@@ -91,6 +93,14 @@ def _diff_text(document: dict[str, Any]) -> str:
 def _past_text(document: dict[str, Any]) -> str:
     when = "the present state" if document["present"] else "the past"
     return f"as of {document['at']} (entry {document['position']}; {when})\n" + _goal_text(document)
+
+
+def _kit_text(document: dict[str, Any]) -> str:
+    lines = [f"initialized {document['harnery']}", f"wrote the starter kit in {document['kit']}"]
+    lines += [f"note: {note}" for note in document["notes"]]
+    lines.append("start the mission with:")
+    lines += [f"  {command}" for command in document["commands"]]
+    return "\n".join(lines)
 
 
 def render_text(route: tuple[str, ...], document: Any) -> str:
@@ -140,4 +150,10 @@ def render_text(route: tuple[str, ...], document: Any) -> str:
         return "\n".join(document["points"])
     if route == ("init",):
         return _init_text(document)
+    if route == ("work", "diff"):
+        return str(document["diff"])
+    if route == ("template", "list"):
+        return "\n".join(f"{t['kind']}: {t['description']}" for t in document["templates"])
+    if route == ("template", "new"):
+        return f"wrote {document['path']}"
     return json.dumps(document, indent=2, ensure_ascii=False)

@@ -36,7 +36,7 @@ def prior_synopsis(view: WorkView, intent: WorkIntent, runs: Mapping[str, RunFil
     })
 
 
-def _proof_of(run_id: str, runs: Mapping[str, RunFiles], runs_dir: Path) -> Proof | None:
+def proof_of(run_id: str, runs: Mapping[str, RunFiles], runs_dir: Path) -> Proof | None:
     """A finished run's proof: as the tree read it, else from disk (a scoped read keeps only the latest proofs of
     each item); an unreadable proof is none (verify reports it)."""
     run = runs.get(run_id)
@@ -57,13 +57,13 @@ def attempt_workspaces(
     prior: GitWorkspace | None = None
     passed = next((a for a in reversed(view.attempts) if a.status == "passed"), None)
     if passed is not None:
-        proof = _proof_of(passed.run_id, runs, runs_dir)
+        proof = proof_of(passed.run_id, runs, runs_dir)
         prior = proof.workspace if proof is not None else None
     dependencies: list[GitWorkspace] = []
     for dependency in intent.dependencies:
         files = work.get(dependency)
         accepted = [e.run_id for e in files.events if e.event == "work.accepted"] if files is not None else []
-        proof = _proof_of(accepted[-1], runs, runs_dir) if accepted else None
+        proof = proof_of(accepted[-1], runs, runs_dir) if accepted else None
         if proof is not None and proof.workspace is not None:
             dependencies.append(proof.workspace)
     return AttemptWorkspaces(prior=prior, dependencies=dependencies)

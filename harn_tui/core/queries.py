@@ -10,10 +10,12 @@ from harn_tui.core.errors import CorruptJournal, NotFound
 from harn_tui.core.ids import check_id
 from harn_tui.core.journal import read_json
 from harn_tui.core.layout import Layout
+from harn_tui.core.manifest import proof_of
 from harn_tui.core.projection import GoalView, PlanView, WorkResolver, WorkView, project_goal
 from harn_tui.core.reader_bounds import directory_problem
 from harn_tui.core.transitions.scope import owning_goal
 from harn_tui.core.tree import Tree, bulk_allocation
+from harn_tui.core.workspace_diff import committed_diff
 
 
 @dataclass(frozen=True)
@@ -160,6 +162,7 @@ def load_work_view(layout: Layout, work_id: str) -> tuple[Tree, WorkView, str | 
 
 
 def work_document(tree: Tree, view: WorkView, goal_id: str | None) -> dict[str, Any]:
+    """`work show`: each attempt carries the `workspace` its proof recorded (null without one)."""
     work = tree.work[view.id]
     return {
         **view.to_json(),
@@ -167,8 +170,31 @@ def work_document(tree: Tree, view: WorkView, goal_id: str | None) -> dict[str, 
         "problem": view.problem,
         "intent": work.intent.model_dump(mode="json") if work.intent else None,
         "events": [e.model_dump(mode="json", by_alias=True) for e in work.events],
-        "attempts": [a.to_json() for a in view.attempts],
+        "attempts": [{**a.to_json(), "workspace": _workspace_json(tree, a.run_id)} for a in view.attempts],
     }
+
+
+def _workspace_json(tree: Tree, run_id: str) -> dict[str, Any] | None:
+    proof = proof_of(run_id, tree.runs, tree.layout.runs)
+    return proof.workspace.model_dump(mode="json") if proof is not None and proof.workspace is not None else None
+
+
+def work_diff(layout: Layout, work_id: str, run_id: str | None = None) -> dict[str, Any]:
+    """`work diff ID [--run RUN]`: `git diff base commit` of that attempt (default: the latest attempt with a git
+    workspace) as `{work_id, run_id, workspace, diff}`; no such attempt (or a gone commit) is NotFound."""
+    tree, view, _ = load_work_view(layout, work_id)
+    runs = [a.run_id for a in view.attempts]
+    if run_id is not None and run_id not in runs:
+        raise NotFound(f"run {run_id} is not an attempt of work {work_id}")
+    for candidate in reversed(runs if run_id is None else [run_id]):
+        proof = proof_of(candidate, tree.runs, layout.runs)
+        if proof is not None and proof.workspace is not None:
+            workspace = proof.workspace
+            return {"work_id": work_id, "run_id": candidate, "workspace": workspace.model_dump(mode="json"),
+                    "diff": committed_diff(workspace)}
+    if run_id is not None:
+        raise NotFound(f"the attempt {run_id} of work {work_id} recorded no git workspace")
+    raise NotFound(f"work {work_id} has no attempt with a git workspace")
 
 
 def list_work(layout: Layout) -> dict[str, Any]:

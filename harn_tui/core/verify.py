@@ -14,7 +14,6 @@ from harn_tui.core.errors import CorruptJournal
 from harn_tui.core.fsio import is_temp_name
 from harn_tui.core.journal import describe_validation, read_bytes
 from harn_tui.core.layout import Layout
-from harn_tui.core.leases import is_held
 from harn_tui.core.reader_bounds import (
     MAX_LINE_BYTES,
     MAX_LOG_BYTES,
@@ -26,6 +25,7 @@ from harn_tui.core.reader_bounds import (
 )
 from harn_tui.core.records import ApprovalDecision, ApprovalRequest, AttemptManifest, Proof
 from harn_tui.core.tree import Tree
+from harn_tui.core.workspaces import leftover_workspaces
 
 
 def verify_tree(layout: Layout) -> list[dict[str, str]]:
@@ -158,27 +158,15 @@ def _verify_transcript(transcript: Path, add: object) -> None:
 
 
 def _leftover_workspaces(layout: Layout, tree: Tree, add: object) -> None:
-    """A `scratch/workspace` of a run that is neither live nor parked: an attempt that died with its worktree
-    (a park and a finish remove theirs). The next attempt of that work removes it."""
+    """A workspace an attempt that died left (a park and a finish remove theirs)."""
     assert callable(add)
-    owner: dict[str, str] = {}
-    parked: set[str] = set()
-    for work in tree.work.values():
-        for event in work.events:
-            if event.event == "attempt.started":
-                owner[event.run_id] = work.id
-            elif event.event == "attempt.finished" and event.status == "parked":
-                parked.add(event.run_id)
-            elif event.event in ("attempt.finished", "attempt.resumed"):
-                parked.discard(event.run_id)
-    for run_id in _ids(layout.runs):
-        workspace = layout.runs / run_id / "scratch" / "workspace"
-        if run_id in parked or not os.path.lexists(workspace) or is_held(layout.runs / run_id / "lease"):
-            continue
-        work_id = owner.get(run_id)
-        by_whom = f"the next attempt of work {work_id} removes it" if work_id else "no attempt names this run"
-        add(workspace, f"a leftover workspace of a run that is neither live nor parked ({by_whom}; to remove it "
-            f"now: git worktree remove --force {workspace}, or delete the directory and run git worktree prune)")
+    logs = [(work.id, work.events) for work in tree.work.values()]
+    for leftover in leftover_workspaces(layout.runs, _ids(layout.runs), logs):
+        path = leftover.path
+        by_whom = (f"the next attempt of work {leftover.work_id} removes it" if leftover.work_id
+                   else "no attempt names this run")
+        add(path, f"a leftover workspace of a run that is neither live nor parked ({by_whom}; to remove it now: "
+            f"git worktree remove --force {path}, or delete the directory and run git worktree prune)")
 
 
 def _links_and_odd_files(layout: Layout, problems: list[dict[str, str]], add: object) -> None:

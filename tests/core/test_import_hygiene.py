@@ -1,4 +1,5 @@
-"""The core and the console's view models never pull in the UI layer, and the CLI loads Textual only for `harn tui`."""
+"""The core, the console's view models and the agent library never pull in the UI layer, and the CLI loads Textual
+only for `harn tui`."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import pkgutil
 import subprocess
 import sys
 
+import harn_tui.agent
 import harn_tui.console
 import harn_tui.core
 
@@ -13,7 +15,7 @@ import harn_tui.core
 def core_modules() -> list[str]:
     return sorted(
         info.name
-        for package in (harn_tui.core, harn_tui.console)
+        for package in (harn_tui.core, harn_tui.console, harn_tui.agent)
         for info in pkgutil.walk_packages(package.__path__, prefix=f"{package.__name__}.")
     )
 
@@ -28,6 +30,7 @@ def test_every_core_module_imports_without_textual_or_rich() -> None:
     modules = core_modules()
     assert "harn_tui.core.projection.goal" in modules
     assert "harn_tui.console.model" in modules
+    assert "harn_tui.agent.runner" in modules
     loaded = loaded_after("\n".join(f"import {name}" for name in modules))
     assert not {m for m in loaded if m.split(".")[0] in ("textual", "rich")}
 

@@ -1,4 +1,5 @@
-"""The specialist interface: one call of a planner or reviewer, its child environment and typed failures."""
+"""The specialist interface: one call of a planner, reviewer or judge (or the agent worker's plan), its child
+environment and typed failures."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from typing import Any, Literal
 
 from harn_tui.core.records import SpecialistProfile
 
-Role = Literal["planner", "reviewer"]
+Role = Literal["planner", "reviewer", "judge", "worker", "worker-plan"]
+PLANNING_ROLES = ("planner", "reviewer")
 FailureKind = Literal["timeout", "crash", "invalid"]
 
 
@@ -27,9 +29,11 @@ class SpecialistFailure(Exception):
 class SpecialistCall:
     """Everything an adapter needs for one call.
 
-    `sequence` is the plan request's sequence (1-based, per goal) and `call_index` the k-th call of this
-    specialist within that plan request (1 = first reply, 2 = the one retry). `context` holds the extra
-    `HARN_*` variables of the call (goal, plan, root); see `child_environment`.
+    `sequence` is the plan request's sequence (1-based, per goal; an agent's calls give the attempt number) and
+    `call_index` the k-th call of this specialist within that request (1 = first reply, 2 = the one retry).
+    `context` holds the extra `HARN_*` variables of the call (goal, plan, root); see `child_environment`.
+    `cwd` and `timeout_s` override the profile's (the agent's calls run in the workspace, within the attempt's
+    deadline).
     """
 
     role: Role
@@ -39,6 +43,8 @@ class SpecialistCall:
     sequence: int
     call_index: int
     context: Mapping[str, str] = field(default_factory=dict)
+    cwd: str | None = None
+    timeout_s: float | None = None
 
     def request_json(self) -> str:
         return json.dumps(self.request, ensure_ascii=False)
@@ -47,20 +53,23 @@ class SpecialistCall:
     def what(self) -> str:
         return f"{self.role} {self.member_id}"
 
+    @property
+    def working_directory(self) -> str | None:
+        return self.cwd or self.profile.cwd or None
+
+    @property
+    def timeout(self) -> float:
+        return self.timeout_s if self.timeout_s is not None else float(self.profile.timeout_s)
+
 
 def child_environment(call: SpecialistCall) -> dict[str, str]:
     """The child's environment: the caller's (without `HARN_FAULT`, which is for the harn process itself),
-    plus `HARN_ROLE`, `HARN_SPECIALIST`, `HARN_PLAN_SEQUENCE`, `HARN_CALL` and the call's context
-    (`HARN_GOAL_ID`, `HARN_PLAN_ID`, `HARN_ROOT`)."""
+    plus `HARN_ROLE`, `HARN_SPECIALIST`, `HARN_CALL`, `HARN_PLAN_SEQUENCE` (planners and reviewers) and the
+    call's context (`HARN_GOAL_ID`, `HARN_PLAN_ID`, `HARN_ROOT`; an agent's `HARN_DEADLINE`)."""
     env = {key: value for key, value in os.environ.items() if key != "HARN_FAULT"}
-    env.update(
-        {
-            "HARN_ROLE": call.role,
-            "HARN_SPECIALIST": call.member_id,
-            "HARN_PLAN_SEQUENCE": str(call.sequence),
-            "HARN_CALL": str(call.call_index),
-        }
-    )
+    env.update({"HARN_ROLE": call.role, "HARN_SPECIALIST": call.member_id, "HARN_CALL": str(call.call_index)})
+    if call.role in PLANNING_ROLES:
+        env["HARN_PLAN_SEQUENCE"] = str(call.sequence)
     env.update(call.context)
     return env
 

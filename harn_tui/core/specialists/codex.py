@@ -4,13 +4,21 @@ Codex prints one event per line: `thread.started`, `turn.started`, `item.complet
 `agent_message` (`assistant_message` in early versions) carrying `text`, then `turn.completed`, or
 `turn.failed` / `error` on failure. The legacy shape `{"msg": {"type": "agent_message", "message": ...}}`
 is read too.
+
+The agent worker runs `codex exec --json --sandbox workspace-write`: the same events, with `item.started` /
+`item.completed` items of type `command_execution` (`command`, `aggregated_output`, `exit_code`), `file_change`
+(`changes: [{path, kind}]`), `mcp_tool_call` (`server`, `tool`), `web_search` (`query`), `todo_list`
+(`items: [{text, completed}]`), `reasoning` and `error`, and `turn.completed` with its `usage`.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
+from harn_tui.core.records import SpecialistProfile
+from harn_tui.core.specialists.agent_lines import EventStream, clip, prefixed, preview
 from harn_tui.core.specialists.base import SpecialistCall, SpecialistFailure, render_prompt, unwrap_reply
 from harn_tui.core.specialists.process import run_specialist_process
 
@@ -70,3 +78,76 @@ def _error_text(event: dict[str, Any]) -> str:
     if isinstance(error, dict) and error.get("message"):
         return str(error["message"])
     return str(event.get("message") or error or "unknown error")
+
+
+# ----- the agent worker: `codex exec --json --sandbox workspace-write ... -`
+
+
+def codex_worker_argv(profile: SpecialistProfile, agent_args: Sequence[str]) -> list[str]:
+    """The worker's call: it may write in its working directory (the workspace); the prompt comes on stdin."""
+    argv = [EXECUTABLE, "exec", "--json", "--sandbox", "workspace-write"]
+    if profile.model:
+        argv += ["--model", profile.model]
+    return [*argv, *agent_args, "-"]
+
+
+class CodexStream(EventStream):
+    """Turns codex's JSONL events into readable lines: messages, commands and their exit codes, file changes,
+    tool calls, to-do lists; `failure` is set by `turn.failed` or `error`."""
+
+    cli = "codex"
+
+    def event(self, event: dict[str, Any]) -> list[str]:
+        kind = event.get("type")
+        item = event.get("item")
+        if kind == "thread.started":
+            return [f"codex: session {event.get('thread_id', '?')} started"]
+        if kind in ("item.started", "item.completed") and isinstance(item, dict):
+            return self._item(item, done=kind == "item.completed")
+        if kind == "turn.completed":
+            usage = _mapping(event.get("usage"))
+            return [f"codex: turn completed ({usage.get('input_tokens', '?')} tokens in, "
+                    f"{usage.get('output_tokens', '?')} out)"]
+        if kind in ("turn.failed", "error"):
+            self.failure = f"codex reported an error: {clip(_error_text(event), 600)}"
+            return [clip(f"codex: error: {_error_text(event)}")]
+        legacy = _agent_message(event)
+        return prefixed("agent", legacy) if legacy is not None else []
+
+    def _item(self, item: dict[str, Any], *, done: bool) -> list[str]:
+        kind = item.get("type", item.get("item_type"))
+        if kind == "command_execution":
+            if not done:
+                return [clip(f"tool: run {item.get('command', '?')}")]
+            output = str(item.get("aggregated_output") or "")
+            return [f"tool result: exit {item.get('exit_code', '?')}: {preview(output)}"]
+        if not done:
+            return []
+        if kind in AGENT_MESSAGE_TYPES and isinstance(item.get("text"), str):
+            self.final = str(item["text"])
+            return prefixed("agent", self.final)
+        if kind == "reasoning" and isinstance(item.get("text"), str):
+            return prefixed("thinking", str(item["text"]))[:3]
+        if kind == "file_change":
+            changes = _sequence(item.get("changes"))
+            return [clip(f"tool: {c.get('kind', 'change')} {c.get('path', '?')}")
+                    for c in changes if isinstance(c, dict)]
+        if kind == "mcp_tool_call":
+            return [clip(f"tool: {item.get('server', '?')}.{item.get('tool', '?')}")]
+        if kind == "web_search":
+            return [clip(f"tool: web search {item.get('query', '')}")]
+        if kind == "todo_list":
+            entries = _sequence(item.get("items"))
+            return [clip(f"plan: [{'x' if e.get('completed') else ' '}] {e.get('text', '')}")
+                    for e in entries if isinstance(e, dict)]
+        if kind == "error":
+            return [clip(f"codex: error: {item.get('message', '')}")]
+        return []
+
+
+def _mapping(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _sequence(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []

@@ -55,20 +55,20 @@ def _feed(stream: IO[bytes], body: bytes) -> None:
 
 
 def run_specialist_process(call: SpecialistCall, argv: Sequence[str], stdin_text: str) -> str:
-    """Run `argv` in its own process group (cwd: the team file's directory) and return its stdout.
+    """Run `argv` in its own process group (cwd: the call's, else the team file's directory) and return its stdout.
 
     A timeout kills the whole group (`timeout`); a start failure or a non-zero exit is a `crash`; a reply over
     `MAX_REPLY_BYTES` kills the group as soon as the limit is passed and is `invalid`, as is an undecodable
     reply. Stragglers left in the group after a normal exit are killed.
     """
-    timeout = call.profile.timeout_s
+    timeout = call.timeout
     try:
         process = subprocess.Popen(
             list(argv),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            cwd=call.profile.cwd or None,
+            cwd=call.working_directory,
             env=child_environment(call),
             start_new_session=True,
         )
@@ -100,7 +100,7 @@ def run_specialist_process(call: SpecialistCall, argv: Sequence[str], stdin_text
         thread.join(DRAIN_GRACE_S)
     if expired.is_set():
         raise SpecialistFailure(
-            "timeout", f"{call.what} did not answer within {timeout} s (its process group was killed)"
+            "timeout", f"{call.what} did not answer within {timeout:g} s (its process group was killed)"
         )
     if stdout.size > MAX_REPLY_BYTES:
         raise SpecialistFailure(
