@@ -8,30 +8,38 @@ from pathlib import Path
 
 from harn_tui.core.errors import NotFound
 from harn_tui.core.ids import check_id
+from harn_tui.core.sharing import refused_read, require_readable
 
 HARNERY = ".harnery"
 TOP_DIRS = ("supervisors", "work", "runs", "approvals", "presence", "cache")
 
 
 def find_root(explicit: str | os.PathLike[str] | None = None, start: Path | None = None) -> Path:
-    """`--root`, else `$HARN_ROOT`, else the nearest ancestor holding `.harnery/` (NotFound otherwise)."""
+    """`--root`, else `$HARN_ROOT`, else the nearest ancestor holding `.harnery/` (NotFound otherwise). A tree
+    this account may not read is SystemRefused (exit 6), one line naming it (and, when shared, its group)."""
     if explicit is not None or os.environ.get("HARN_ROOT"):
         root = Path(explicit if explicit is not None else os.environ["HARN_ROOT"]).resolve()
-        if not _holds_tree(root):
+        if not _holds_tree(root, refuse=True):
             raise NotFound(f"no {HARNERY}/ under {root} (run `harn init` there)")
+        require_readable(root / HARNERY)
         return root
     here = (start or Path.cwd()).resolve()
     for candidate in (here, *here.parents):
         if _holds_tree(candidate):
+            require_readable(candidate / HARNERY)
             return candidate
     raise NotFound(f"no {HARNERY}/ found in {here} or any parent (use --root, $HARN_ROOT or `harn init`)")
 
 
-def _holds_tree(directory: Path) -> bool:
-    """Whether `directory/.harnery` is a directory; a path the OS cannot even look up (name too long, no
-    permission) holds none."""
+def _holds_tree(directory: Path, refuse: bool = False) -> bool:
+    """Whether `directory/.harnery` is a directory; a path the OS cannot even look up (name too long) holds none.
+    With `refuse`, a directory this account may not enter is SystemRefused instead: the tree may well be there."""
     try:
         return (directory / HARNERY).is_dir()
+    except PermissionError as error:
+        if refuse:
+            raise refused_read(directory, error) from None
+        return False
     except OSError:
         return False
 

@@ -16,7 +16,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from harn_tui.core.errors import UsageError
+from harn_tui.core.errors import SystemRefused, UsageError, system_refused
 from harn_tui.core.ids import check_id
 
 PRIVATE_DIR_MODE = 0o700
@@ -273,3 +273,41 @@ def enter_tree(base: str | os.PathLike[str]) -> None:
     library it calls) creates is ever private to it, not even for the moment before its mode is set."""
     if base_group(base) is not None:
         os.umask(SHARED_UMASK)
+
+
+def refused_read(path: str | os.PathLike[str], error: OSError) -> SystemRefused:
+    """The one line for a tree this account may not read: the path, the system's reason and who may: for a
+    shared tree the group to ask to join, for a private one its owner. `path` is the tree's `.harnery/`, or its
+    root when even that cannot be entered (then the root's own group and owner are what can be told)."""
+    refused = system_refused(error, path, "read")
+    try:
+        found = os.stat(path)
+    except OSError:
+        return refused
+    login = login_name()
+    if tree_base(path) is not None and is_shared_mode(found):
+        group = group_name(found.st_gid)
+        if is_member(found.st_gid):
+            return SystemRefused(f"{refused.message}; the tree is shared with group {group}")
+        return SystemRefused(f"{refused.message}; the tree is shared with group {group}, and you ({login}) "
+                             f"are not in it: ask to be added to {group}")
+    if found.st_uid == os.geteuid():
+        return refused
+    mode = stat.S_IMODE(found.st_mode)
+    if mode & stat.S_IRWXG and not is_member(found.st_gid):
+        group = group_name(found.st_gid)
+        return SystemRefused(f"{refused.message}; it is open to group {group} only (mode {mode:04o}), and you "
+                             f"({login}) are not in it: ask to be added to {group}")
+    owner = user_name(found.st_uid)
+    return SystemRefused(f"{refused.message}; it is private to {owner} (mode {mode:04o}): ask {owner} to share "
+                         "it with `harn init --shared GROUP`")
+
+
+def require_readable(base: Path) -> None:
+    """SystemRefused (exit 6, one line) when this account cannot list the tree at `base`: every read and write
+    starts there, so nothing is tried (and nothing changed) in a tree that is not this account's to read."""
+    try:
+        with os.scandir(base):
+            pass
+    except PermissionError as error:
+        raise refused_read(base, error) from None
