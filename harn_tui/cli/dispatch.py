@@ -22,6 +22,7 @@ ROUTES: dict[tuple[str, ...], Handler] = {
     ("fault-points",): h.fault_points,
     ("tui",): h.tui,
     ("demo",): h.demo,
+    ("web",): h.web,
     ("supervisor", "create"): h.supervisor_create,
     ("supervisor", "list"): h.supervisor_list,
     ("supervisor", "show"): h.supervisor_show,

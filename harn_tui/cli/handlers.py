@@ -99,6 +99,16 @@ def tui(ctx: Context) -> Result:
     return Result(None)
 
 
+def web(ctx: Context) -> Result:
+    from harn_tui.web.run import WebOptions, check_public_url, serve_web
+
+    actor = ctx.actor
+    public_url = check_public_url(ctx.arg("public_url"))
+    options = WebOptions(host=ctx.arg("host"), port=ctx.arg("port"), public_url=public_url,
+                         supervisor=not ctx.arg("no_supervisor"), as_json=ctx.json)
+    return Result(None, serve_web(ctx.layout(), actor, options))
+
+
 def demo(ctx: Context) -> Result:
     from harn_tui.core.demo import build_demo
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any, NoReturn
 
+from harn_tui import __version__
+
 
 class ParserUsageError(Exception):
     """Raised instead of argparse's exit so usage errors get the exit code and JSON document of SPEC 8."""
@@ -47,6 +49,14 @@ def wake_seconds(text: str) -> float:
     return value
 
 
+def port_number(text: str) -> int:
+    """A TCP port: 0 (any free port) to 65535."""
+    value = count(text)
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port: 0 (any free port) to 65535")
+    return value
+
+
 def _common(parser: argparse.ArgumentParser, top: bool) -> None:
     default = None if top else argparse.SUPPRESS
     parser.add_argument("--root", default=default, help="the directory holding .harnery/")
@@ -64,6 +74,7 @@ def _leaf(group: argparse._SubParsersAction[Parser], name: str, help_text: str) 
 
 def build_parser() -> Parser:
     parser = Parser(prog="harn", description="Harnery goal supervisor: journal, transitions, console.")
+    parser.add_argument("--version", action="version", version=f"harn {__version__}")
     _common(parser, top=True)
     groups = parser.add_subparsers(dest="group", metavar="COMMAND", required=True, parser_class=Parser)
 
@@ -86,6 +97,7 @@ def build_parser() -> Parser:
     _work(groups)
     _approval(groups)
     _template(groups)
+    _web(groups)
     return parser
 
 
@@ -201,3 +213,11 @@ def _approval(groups: argparse._SubParsersAction[Parser]) -> None:
         leaf = _leaf(verbs, name, f"{name} a pending approval")
         leaf.add_argument("id")
         leaf.add_argument("--reason")
+
+
+def _web(groups: argparse._SubParsersAction[Parser]) -> None:
+    web = _leaf(groups, "web", "serve the console to browsers: one console per page, behind a token")
+    web.add_argument("--host", default="127.0.0.1", help="the address to listen on (default: loopback only)")
+    web.add_argument("--port", type=port_number, default=8421, help="the port (0: any free port)")
+    web.add_argument("--public-url", help="the base URL browsers reach this server at (a proxy's), if not --host")
+    web.add_argument("--no-supervisor", action="store_true", help="do not run the embedded supervisor loop")
