@@ -40,10 +40,13 @@ class ConsoleSession(AppService):
             *self.argv,
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
+            stderr=None,
             env=self._build_environment(width=width, height=height),
             start_new_session=True,
         )
+        # The console's stderr is `harn web`'s own, as it happens; textual-serve would collect it and copy it to
+        # stdout at the end, where a caller reading the URL line does not expect it. It reads an empty stream.
+        process.stderr = _empty_stream()
         assert process.stdin is not None
         self._stdin = process.stdin
         return process
@@ -72,3 +75,9 @@ class ConsoleSession(AppService):
             await self._download_manager.cancel_app_downloads(app_service_id=self.app_service_id)
             await self._task
             self._task = None
+
+
+def _empty_stream() -> asyncio.StreamReader:
+    stream = asyncio.StreamReader()
+    stream.feed_eof()
+    return stream

@@ -172,12 +172,15 @@ async def two_sessions_then_interrupt(server: WebServer) -> None:
                 pass
 
 
-def test_a_console_that_will_not_quit_is_killed_after_the_grace_period(tmp_path: Path) -> None:
-    """The session asks its process to quit; one that ignores it is killed with its process group."""
+def test_a_console_that_will_not_quit_is_killed_after_the_grace_period(tmp_path: Path,
+                                                                        capfd: pytest.CaptureFixture[str]) -> None:
+    """The session asks its process to quit; one that ignores it is killed with its process group. What the
+    console writes on stderr reaches the server's stderr, never its stdout (which carries the URL)."""
     helper_pid = tmp_path / "helper.pid"
     hanging = ("import pathlib, signal, subprocess, sys, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
                "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(120)']); "
                f"pathlib.Path({str(helper_pid)!r}).write_text(str(child.pid)); "
+               "print('a console complaint', file=sys.stderr, flush=True); "
                "print('__GANGLION__', flush=True); time.sleep(120)")
     closed: list[bool] = []
 
@@ -201,6 +204,8 @@ def test_a_console_that_will_not_quit_is_killed_after_the_grace_period(tmp_path:
         return time.monotonic() - began, helper
 
     took, helper = asyncio.run(story())
+    out, err = capfd.readouterr()
+    assert "a console complaint" in err and "a console complaint" not in out
     assert 1.0 <= took < 10, took
     assert closed == [True], "the page's socket is closed when its console ends"
     wait_until(lambda: not Path(f"/proc/{helper}").exists() or "Z" in zombie_state(helper), 5,
