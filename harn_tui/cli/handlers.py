@@ -100,13 +100,15 @@ def tui(ctx: Context) -> Result:
 
 
 def web(ctx: Context) -> Result:
+    from harn_tui.cli.context import resolve_actor
     from harn_tui.web.run import WebOptions, check_public_url, serve_web
 
-    actor = ctx.actor
+    resolve_actor(ctx.arg("actor"))  # ID syntax, before the tree is looked up
     public_url = check_public_url(ctx.arg("public_url"))
     options = WebOptions(host=ctx.arg("host"), port=ctx.arg("port"), public_url=public_url,
                          supervisor=not ctx.arg("no_supervisor"), as_json=ctx.json)
-    return Result(None, serve_web(ctx.layout(), actor, options))
+    layout = ctx.layout()
+    return Result(None, serve_web(layout, ctx.actor, options))
 
 
 def demo(ctx: Context) -> Result:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hmac
 import secrets
 
+from harn_tui.core.errors import UsageError
 from harn_tui.core.ids import check_id
 
 TOKEN_BYTES = 32
@@ -28,9 +29,13 @@ def redacted(token: str) -> str:
     return token[:SHOWN_TOKEN_CHARS] + "…"
 
 
-def page_actor(given: str | None, default: str) -> str:
-    """The page's `actor=` (ID syntax, UsageError naming the rule when malformed), else the server's actor."""
+def page_actor(given: str | None, default: str, *, shared: bool = False) -> str:
+    """The page's `actor=` (ID syntax, UsageError naming the rule when malformed), else the server's actor. In a
+    shared tree everyone acts as their login name, so a page may not name anyone but `harn web`'s own."""
     if given is None:
         return default
-    return check_id(given, "actor")
+    actor = check_id(given, "actor")
+    if shared and actor != default:
+        raise UsageError(f"in a shared tree you act as {default} (actor={actor} is refused)")
+    return actor
 

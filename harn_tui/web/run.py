@@ -24,6 +24,7 @@ from aiohttp import web
 
 from harn_tui.core.errors import UsageError
 from harn_tui.core.layout import Layout
+from harn_tui.core.sharing import base_group
 from harn_tui.web.gate import new_token, redacted
 from harn_tui.web.server import ConsoleServer
 
@@ -74,7 +75,7 @@ async def _serve(layout: Layout, actor: str, options: WebOptions) -> int:
     public_url = options.public_url
     token = new_token()
     server = ConsoleServer(layout.root, actor=actor, token=token, host=options.host, port=options.port,
-                           public_url=public_url)
+                           public_url=public_url, shared=base_group(layout.base) is not None)
     runner = web.AppRunner(await server._make_app(), access_log=None, handle_signals=False,
                            shutdown_timeout=SITE_SHUTDOWN_S)
     await runner.setup()

@@ -30,11 +30,12 @@ HEARTBEAT_S = 15.0
 
 class ConsoleServer(Server):
     def __init__(self, root: Path, *, actor: str, token: str, host: str, port: int,
-                 public_url: str | None = None) -> None:
+                 public_url: str | None = None, shared: bool = False) -> None:
         super().__init__(f"harn --root {root} tui", host=host, port=port, title=f"harn console: {root}",
                          public_url=public_url)
         self.root = root
         self.actor = actor
+        self.shared = shared
         self.token = token
         self.explicit_public_url = public_url
         self.sessions: set[ConsoleSession] = set()
@@ -64,7 +65,7 @@ class ConsoleServer(Server):
             log.warning("refused %s from %s: %s", what, request.remote, why)
             raise web.HTTPForbidden(text="403: this console needs the token printed by `harn web`\n")
         try:
-            return page_actor(given_actor, self.actor)
+            return page_actor(given_actor, self.actor, shared=self.shared)
         except UsageError as error:
             raise web.HTTPBadRequest(text=f"400: {error.message}\n") from None
 

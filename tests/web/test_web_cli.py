@@ -5,7 +5,9 @@ signal, killed if it will not go."""
 from __future__ import annotations
 
 import asyncio
+import grp
 import json
+import os
 import re
 import signal
 import socket
@@ -82,9 +84,9 @@ def test_public_url_sets_the_printed_link_and_the_page_websocket(root: Path, tmp
 
 
 async def fetch(url: str) -> str:
-    async with aiohttp.ClientSession() as client, client.get(url) as response:
-        assert response.status == 200
-        return await response.text()
+    status, text = await fetch_status(url)
+    assert status == 200, text
+    return text
 
 
 @pytest.mark.parametrize(("args", "rule"), [
@@ -217,3 +219,25 @@ def zombie_state(pid: int) -> str:
         return Path(f"/proc/{pid}/stat").read_text().split()[2]
     except OSError:
         return "Z"
+
+
+def test_in_a_shared_tree_a_page_acts_only_as_the_login_name(root: Path, tmp_path: Path) -> None:
+    """Everyone acts as their login name in a shared tree; a page naming anyone else is 400, saying so."""
+    from harn_tui.core.creation import init_shared_tree
+    from harn_tui.core.sharing import login_name
+
+    login = login_name()
+    init_shared_tree(root, grp.getgrgid(os.getgid()).gr_name)
+    server = WebServer(root, "--no-supervisor", log=tmp_path / "web.log", env={"HARN_ACTOR": login})
+    try:
+        status, text = asyncio.run(fetch_status(f"{server.url}&actor=someone-else"))
+        assert status == 400 and f"in a shared tree you act as {login}" in text
+        status, text = asyncio.run(fetch_status(server.url))
+        assert status == 200 and f"as {login}" in text
+    finally:
+        assert server.stop() == 0
+
+
+async def fetch_status(url: str) -> tuple[int, str]:
+    async with aiohttp.ClientSession() as client, client.get(url) as response:
+        return response.status, await response.text()
