@@ -30,6 +30,7 @@ ROUTES: dict[tuple[str, ...], Handler] = {
     ("supervisor", "tick"): h.supervisor_tick,
     ("supervisor", "run"): h.supervisor_run,
     ("supervisor", "serve"): h.supervisor_serve,
+    ("supervisor", "status"): h.supervisor_status,
     ("supervisor", "plan", "list"): h.plan_list,
     ("supervisor", "plan", "show"): h.plan_show,
     ("supervisor", "plan", "diff"): h.plan_diff,

@@ -210,8 +210,16 @@ def _loop_result(ctx: Context, report: TickReport) -> Result:
 def supervisor_serve(ctx: Context) -> Result:
     from harn_tui.core.supervisor import serve
 
-    serve(ctx.layout(), goal_ids=list(ctx.arg("goals") or []), wake_interval_s=ctx.arg("wake_interval"))
+    serve(ctx.layout(), goal_ids=list(ctx.arg("goals") or []), wake_interval_s=ctx.arg("wake_interval"),
+          actor=ctx.actor)
     return Result(None)
+
+
+def supervisor_status(ctx: Context) -> Result:
+    from harn_tui.core.service import read_services
+
+    services, problems = read_services(ctx.layout())
+    return Result({"services": [seen.to_json() for seen in services], "problems": problems})
 
 
 def plan_list(ctx: Context) -> Result:

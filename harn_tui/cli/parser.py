@@ -138,6 +138,7 @@ def _supervisor(groups: argparse._SubParsersAction[Parser]) -> None:
     create.add_argument("--accept-passing-proof", action="store_true")
     create.add_argument("--retry-blocked", action="store_true")
     _leaf(verbs, "list", "every goal with its state")
+    _leaf(verbs, "status", "the serve loops keeping this tree: live and stale, backoff, last error")
     for name, help_text in (
         ("show", "one goal's projection"),
         ("history", "every event of a goal, in order"),

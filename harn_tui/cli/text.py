@@ -103,6 +103,22 @@ def _kit_text(document: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _status_text(document: dict[str, Any]) -> str:
+    lines = []
+    for service in document["services"]:
+        state = "stale" if service["stale"] else "live"
+        line = (f"{service['host']}-{service['pid']}  {state}  actor {service['actor']}  "
+                f"{len(service['goals'])} goal(s), {service['rounds']} round(s), last {service['last_round_at']}, "
+                f"heartbeat {service['heartbeat_at']}")
+        if service["backoff_s"]:
+            line += f"  backing off {service['backoff_s']:g} s"
+        if service["last_error"]:
+            line += f"  last error: {service['last_error']}"
+        lines.append(line)
+    lines += [f"problem: {p['path']}: {p['problem']}" for p in document["problems"]]
+    return "\n".join(lines) or "no serve loop keeps this tree"
+
+
 def render_text(route: tuple[str, ...], document: Any) -> str:
     if "outcome" in document and "event" in document:
         event = document["event"]
@@ -146,6 +162,8 @@ def render_text(route: tuple[str, ...], document: Any) -> str:
             f"{p['sequence']:>3} {p['id']}  {p['trigger']}  {p['status']}  {p['reason'] or ''}"
             for p in document["plans"]
         ) or "no plans"
+    if route == ("supervisor", "status"):
+        return _status_text(document)
     if route == ("fault-points",):
         return "\n".join(document["points"])
     if route == ("init",):

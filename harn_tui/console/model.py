@@ -20,7 +20,7 @@ from harn_tui.core.records import Proof, WorkEvent
 from harn_tui.core.tree import ApprovalFiles, Tree, WorkFiles, bulk_allocation
 
 TRANSITION_EVENTS = frozenset({
-    "plan.applied", "plan.completed", "plan.rejected", "plan.retry_requested",
+    "plan.applied", "plan.completed", "plan.rejected", "plan.retry_requested", "plan.reopened",
     "work.accepted", "work.reopened", "work.cancelled",
 })
 
@@ -42,10 +42,11 @@ class ModelUpdate:
     presence: bool = False
     transcripts: frozenset[str] = frozenset()
     seen: tuple[SeenEvent, ...] = ()
+    services: bool = False
 
     @property
     def empty(self) -> bool:
-        return not (self.goals or self.presence or self.transcripts or self.seen)
+        return not (self.goals or self.presence or self.transcripts or self.seen or self.services)
 
     def transitions_by_others(self, actor: str) -> list[SeenEvent]:
         return [e for e in self.seen if e.actor != actor and _is_transition(e)]
@@ -105,7 +106,7 @@ class ConsoleModel:
         base = self.layout.base.resolve()
         touched: set[str] = set()
         seen: list[SeenEvent] = []
-        presence = False
+        presence = services = False
         transcripts: set[str] = set()
         for path in paths:
             try:
@@ -116,6 +117,9 @@ class ConsoleModel:
                 continue
             if parts[0] == "presence":
                 presence = True
+                continue
+            if parts[0] == "service":
+                services = True
                 continue
             if parts[0] == "runs" and len(parts) >= 3 and parts[2] == "transcript.jsonl":
                 transcripts.add(parts[1])
@@ -129,7 +133,7 @@ class ConsoleModel:
         self._reproject(touched)
         if self._standalone_dirty and self._refresh_standalone():
             touched.add(STANDALONE)
-        return ModelUpdate(frozenset(touched), presence, frozenset(transcripts), tuple(seen))
+        return ModelUpdate(frozenset(touched), presence, frozenset(transcripts), tuple(seen), services)
 
     def refresh_liveness(self) -> ModelUpdate:
         """Re-probe the leases of open runs and of every goal's loop (a process's death fires no file event).

@@ -11,7 +11,7 @@ from harn_tui.core.ids import check_id
 from harn_tui.core.sharing import refused_read, require_readable
 
 HARNERY = ".harnery"
-TOP_DIRS = ("supervisors", "work", "runs", "approvals", "presence", "cache")
+TOP_DIRS = ("supervisors", "work", "runs", "approvals", "presence", "cache", "service")
 
 
 def find_root(explicit: str | os.PathLike[str] | None = None, start: Path | None = None) -> Path:
@@ -77,6 +77,10 @@ class Layout:
     @property
     def cache(self) -> Path:
         return self.base / "cache"
+
+    @property
+    def service(self) -> Path:
+        return self.base / "service"
 
     def goal(self, goal_id: str) -> Path:
         return self.supervisors / check_id(goal_id, "goal id")

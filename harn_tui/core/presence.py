@@ -60,10 +60,15 @@ def presence_file_name(actor: str, host: str, pid: int) -> str:
 
 def write_presence(path: Path, presence: Presence) -> None:
     """Replace the heartbeat at `path` atomically: readers see the old body or the new one, never half."""
+    replace_file(path, (presence.model_dump_json() + "\n").encode())
+
+
+def replace_file(path: Path, body: bytes) -> None:
+    """Replace the status file at `path` atomically (a temporary file renamed over it); not fsynced: a heartbeat
+    lost in a crash is a heartbeat that stops, which is what it reports anyway."""
     ensure_dir(path.parent)
     remove_stale_temps(path.parent)
     temp = temp_path_for(path)
-    body = (presence.model_dump_json() + "\n").encode()
     fd = open_new(temp, os.O_WRONLY | os.O_EXCL)
     try:
         os.write(fd, body)
@@ -77,7 +82,7 @@ def write_presence(path: Path, presence: Presence) -> None:
         raise
 
 
-def _age_s(updated_at: str, moment: datetime) -> float | None:
+def age_s(updated_at: str, moment: datetime) -> float | None:
     try:
         stamp = datetime.fromisoformat(updated_at.replace("Z", "+00:00"))
     except ValueError:
@@ -144,7 +149,7 @@ def _scan(layout: Layout, exclude: str | None, stale_after_s: float, host: str,
             if is_dead_here(presence, host):
                 found.append((name, presence))
             continue
-        age = _age_s(presence.updated_at, moment)
+        age = age_s(presence.updated_at, moment)
         if age is None or age > stale_after_s or is_dead_here(presence, host):
             continue
         found.append((name, presence))

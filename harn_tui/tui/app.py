@@ -29,7 +29,8 @@ from textual.worker import Worker, WorkerState
 from harn_tui.console.model import ConsoleModel, ModelUpdate, SeenEvent
 from harn_tui.core.errors import HarnError, harn_error_of
 from harn_tui.core.layout import Layout
-from harn_tui.core.presence import HEARTBEAT_EVERY_S, Heartbeat, Presence
+from harn_tui.core.presence import HEARTBEAT_EVERY_S, Heartbeat, Presence, safe_host
+from harn_tui.core.service import ServiceStatus, live_services
 from harn_tui.tui.dispatch import Request, run_request, tick_summary
 from harn_tui.tui.messages import Dispatched, SupervisorStatus, TreeChanged
 from harn_tui.tui.screens.main import MainScreen
@@ -45,7 +46,8 @@ SUPERVISOR_STOP_WAIT_S = 3.0
 MAX_NOTICES = 200
 _VERBS = {
     "plan.applied": "applied plan", "plan.completed": "completed plan", "plan.rejected": "rejected plan",
-    "plan.retry_requested": "asked to retry plan", "work.accepted": "accepted work",
+    "plan.retry_requested": "asked to retry plan", "plan.reopened": "reopened the mission of plan",
+    "work.accepted": "accepted work",
     "work.reopened": "reopened work", "work.cancelled": "cancelled work", "approval.approve": "approved request",
     "approval.deny": "denied request", "attempt.started": "started an attempt of work",
 }
@@ -90,6 +92,7 @@ class HarnConsole(App[None]):
         self.supervisor_status = "off"
         self.notices: list[Notice] = []
         self.others: tuple[Presence, ...] = ()
+        self.services: tuple[ServiceStatus, ...] = ()
         self.heartbeat = Heartbeat.for_this_process(layout, actor)
         self.watcher: TreeWatcher | None = watcher if watch else None
         self._supervisor_stop: threading.Event | None = None
@@ -112,6 +115,9 @@ class HarnConsole(App[None]):
                 self.watcher.ignored.add(self.layout.presence.resolve() / self.heartbeat.name)
             self.call_after_refresh(self._start_watching)
             self.set_interval(LIVENESS_EVERY_S, self._probe_liveness, name="liveness")
+            # a serve loop that died leaves its file: it goes stale with no file event
+            self.set_interval(HEARTBEAT_EVERY_S, self.refresh_services, name="services")
+            self.call_after_refresh(self.refresh_services)
         if self.presence_enabled:
             self.set_interval(HEARTBEAT_EVERY_S, self._heartbeat, name="presence")
         if self.supervisor_wanted:
@@ -194,6 +200,8 @@ class HarnConsole(App[None]):
             others = tuple(self.heartbeat.others()) if self.presence_enabled else ()
             header = header or others != self.others
             self.others = others
+        if update.services:
+            header = self._read_services() or header
         self.main.model_updated(update)
         for seen in update.transitions_by_others(self.actor):
             self.note("information", f"{seen.actor}", _describe(seen))
@@ -236,6 +244,20 @@ class HarnConsole(App[None]):
             self.others = others
             self.refresh_header()
 
+    def _read_services(self) -> bool:
+        """Re-read the live serve loops; True if they changed."""
+        try:
+            services = tuple(live_services(self.layout))
+        except OSError:
+            services = ()
+        changed = services != self.services
+        self.services = services
+        return changed
+
+    def refresh_services(self) -> None:
+        if self._read_services():
+            self.refresh_header_if_ready()
+
     def refresh_header(self) -> None:
         if self.closing:
             return
@@ -243,7 +265,8 @@ class HarnConsole(App[None]):
         self.main.show_header(HeaderState(
             root=self.root_label, actor=self.actor, others=self.others, supervisor=self.supervisor_status,
             last_supervisor_event=model.last_supervisor_event if model is not None else None,
-            last_tick=self.last_tick,
+            last_tick=self.last_tick, services=self.services,
+            own_service=(safe_host(), os.getpid()) if self.supervisor_running else None,
         ))
 
     # ----- notifications
@@ -328,17 +351,27 @@ class HarnConsole(App[None]):
             return
         self.post_message(SupervisorStatus("on"))
 
+        from harn_tui.core.supervisor.wakes import ChangeFeed
+
         def on_report(goal_id: str, report: Any) -> None:
             self.post_message(SupervisorStatus("on", last_tick=f"{goal_id}: {tick_summary(report)}"))
 
+        # fed by the console's one watcher; without one (a console that does not watch), serve watches itself
+        watcher = self.watcher
+        feed = ChangeFeed(self.layout.base) if watcher is not None else None
+        if watcher is not None and feed is not None:
+            watcher.subscribers.append(feed.put)
         try:
-            serve(self.layout, [], SUPERVISOR_WAKE_S, stop, on_report)
+            serve(self.layout, [], SUPERVISOR_WAKE_S, stop, on_report, feed=feed, actor=self.actor)
         except (HarnError, OSError) as error:
             typed = harn_error_of(error)
             if typed is None:
                 raise
             self.post_message(SupervisorStatus("failed", typed.message))
             return
+        finally:
+            if watcher is not None and feed is not None:
+                watcher.subscribers.remove(feed.put)
         self.post_message(SupervisorStatus("off"))
 
     def on_supervisor_status(self, message: SupervisorStatus) -> None:

@@ -32,6 +32,8 @@ COMMANDS: tuple[Command, ...] = (
     Command("approve_plan", "Approve plan", "Apply the pending plan proposal of this goal", "a"),
     Command("reject_plan", "Reject plan", "Reject the pending plan proposal, with a reason", "x"),
     Command("retry_plan", "Retry plan", "Ask the planner again after an attention plan, with a reason", "r"),
+    Command("reopen_plan", "Reopen mission", "Reopen the completed mission to plan one more milestone, with a reason",
+            "o", footer="Reopen mission"),
     Command("accept_work", "Accept work", "Accept work in review, disposing every open finding", "a",
             footer="Accept"),
     Command("reopen_work", "Reopen work", "Reopen work with findings for the next attempt", "o",

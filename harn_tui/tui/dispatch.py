@@ -77,6 +77,15 @@ def retry_plan(goal_id: str, plan_id: str, reason: str) -> Request:
     return Request(f"retry plan {plan_id}", call)
 
 
+def reopen_plan(goal_id: str, plan_id: str, reason: str) -> Request:
+    def call(layout: Layout, actor: str) -> Any:
+        from harn_tui.core.transitions import reopen_plan as core_reopen
+
+        return core_reopen(layout, goal_id, plan_id, actor=actor, reason=reason)
+
+    return Request(f"reopen plan {plan_id}", call)
+
+
 def accept_work(work_id: str, dispositions: list[tuple[str, str, str | None]], reason: str | None) -> Request:
     """`dispositions` are (finding id, fixed|deferred, reason) triples, already checked by the form."""
 

@@ -48,7 +48,7 @@ def relevant(parts: tuple[str, ...]) -> bool:
     if not parts or any(is_temp_name(part) for part in parts):
         return False
     top = parts[0]
-    if top == "presence":
+    if top in ("presence", "service"):
         return len(parts) == 2 and parts[1].endswith(".json")
     wanted = WANTED.get(top)
     if wanted is None:
@@ -75,7 +75,7 @@ def modified_since(base: Path, since: float) -> Iterator[str]:
             else:
                 yield entry
 
-    for top, depth in (("supervisors", 3), ("work", 1), ("approvals", 1), ("presence", 0)):
+    for top, depth in (("supervisors", 3), ("work", 1), ("approvals", 1), ("presence", 0), ("service", 0)):
         for entry in files(str(base / top), depth):
             parts = tuple(Path(entry.path).relative_to(base).parts)
             if not relevant(parts):

@@ -39,6 +39,8 @@ class TreeWatcher:
         self.since = time.time() if since is None else since
         self.pending: set[Path] = set()
         self.ignored: set[Path] = set()
+        # called from the reader thread with every batch (the embedded supervisor's change feed)
+        self.subscribers: list[Callable[[set[Path]], None]] = []
         self.mode = "polling" if polling_forced() else "native"
         self.ready = threading.Event()
         self.failure: str | None = None
@@ -79,6 +81,8 @@ class TreeWatcher:
             if "failed" in message:
                 self.failure = str(message["failed"])
             paths = {self.base / str(path) for path in message.get("paths", ())} - self.ignored
+            for subscriber in list(self.subscribers):
+                subscriber(paths)
             if paths:
                 with self._lock:
                     self.pending.update(paths)

@@ -162,7 +162,7 @@ def test_init_is_idempotent_and_creates_the_layout(tmp_path: Path) -> None:
                                 capture_output=True, text=True, env=harn_env())
         assert result.returncode == 0
     names = sorted(p.name for p in (tmp_path / ".harnery").iterdir())
-    assert names == [".gitignore", "approvals", "cache", "presence", "runs", "supervisors", "work"]
+    assert names == [".gitignore", "approvals", "cache", "presence", "runs", "service", "supervisors", "work"]
     assert oct(os.stat(tmp_path / ".harnery" / "work").st_mode & 0o777) == "0o700"
     assert (tmp_path / ".harnery" / ".gitignore").read_text() == "*\n", "nothing in the tree shows in a repository"
 

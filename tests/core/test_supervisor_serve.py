@@ -1,22 +1,26 @@
 """`serve` in a background thread, as the console embeds it: wakes on an operator transition within a second,
-stops promptly, skips unreadable goals, and backs off on errors then recovers."""
+stops promptly, skips unreadable goals, backs off on errors then recovers, and leaves alone a goal with no reason
+to tick (an idle goal is not read again; a change or a freed lease wakes only its goal)."""
 
 from __future__ import annotations
 
+import json
 import logging
 import subprocess
 import sys
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 from harn_tui.core.layout import Layout
+from harn_tui.core.leases import hold_lease
 from harn_tui.core.queries import show_goal
 from harn_tui.core.supervisor import TickReport, serve
-from harn_tui.core.transitions import approve_plan
+from harn_tui.core.transitions import approve_plan, reopen_work
 from tests.goal_kit import LOOP, GoalKit, apply_reply, item, lose_attempt, make_root, scripted
 
 
@@ -143,4 +147,52 @@ def test_serve_backs_off_on_errors_and_recovers(
         holder.stdin.close()
         holder.wait()
     wait_for(lambda: show_goal(kit.layout, goal_id).next_action == "review_plan", timeout=10)
+    loop.halt()
+
+
+def _ticks(loop: Served) -> Counter[str]:
+    return Counter(goal_id for goal_id, _ in loop.reports)
+
+
+def _settled(loop: Served, quiet_s: float = 0.6) -> Counter[str]:
+    """The tick counts once no goal has been ticked for `quiet_s` (a goal's own writes wake it once more)."""
+    while True:
+        before = _ticks(loop)
+        time.sleep(quiet_s)
+        if _ticks(loop) == before:
+            return before
+
+
+def test_an_unchanged_goal_that_needs_a_human_is_not_ticked_again_and_a_change_wakes_only_its_goal(
+    kit: GoalKit, served: Callable[..., Served]
+) -> None:
+    first = kit.create(root_work=make_root(kit.layout, "root-a"), goal_id="goal-a")
+    second = kit.create(root_work=make_root(kit.layout, "root-b"), goal_id="goal-b")
+    loop = served(kit.layout, wake_interval_s=0.1)
+    wait_for(lambda: all(show_goal(kit.layout, g).next_action == "review" for g in (first, second)))
+    idle = _settled(loop)
+    time.sleep(1.0)  # ten wake intervals with nothing changed
+    assert _ticks(loop) == idle, "an idle goal that needs a human is not read again"
+    reopen_work(kit.layout, "root-b", actor="alice", findings=["Handle the empty queue."])
+    wait_for(lambda: started_attempts(kit.layout, "root-b") == 2, timeout=5)
+    after = _settled(loop)
+    assert after[first] == idle[first] and after[second] > idle[second]
+    loop.halt()
+
+
+def test_a_run_lease_that_frees_wakes_its_goal_without_a_file_event(
+    kit: GoalKit, served: Callable[..., Served]
+) -> None:
+    goal_id = kit.create(root_work=make_root(kit.layout))
+    lose_attempt(kit.layout, "root-work", goal_id)
+    log = kit.layout.work("root-work") / "events.jsonl"
+    run_id = json.loads(log.read_text().splitlines()[-1])["run_id"]
+    lease = kit.layout.run(run_id) / "lease"
+    lease.parent.mkdir(parents=True)
+    with hold_lease(lease, "a runner in another process"):
+        loop = served(kit.layout, wake_interval_s=0.2)
+        wait_for(lambda: [r.stop_reason for _, r in loop.reports] == ["running"])
+        time.sleep(0.5)
+        assert '"lost"' not in log.read_text()
+    wait_for(lambda: '"lost"' in log.read_text(), timeout=3)  # the runner died: no event, the lease probe sees it
     loop.halt()

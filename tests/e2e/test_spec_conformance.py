@@ -173,7 +173,7 @@ def test_init_creates_the_layout_0700_and_is_idempotent(tmp_path: Path) -> None:
     assert result.returncode == 0 and (elsewhere / ".harnery/work").is_dir(), "init honours $HARN_ROOT"
     base = target / ".harnery"
     assert sorted(p.name for p in base.iterdir()) == [
-        ".gitignore", "approvals", "cache", "presence", "runs", "supervisors", "work"]
+        ".gitignore", "approvals", "cache", "presence", "runs", "service", "supervisors", "work"]
     assert stat.S_IMODE(base.stat().st_mode) == 0o700
     assert (base / ".gitignore").read_text() == "*\n" and stat.S_IMODE((base / ".gitignore").stat().st_mode) == 0o600
     for path in base.iterdir():

@@ -9,7 +9,7 @@ from typing import Any
 
 from harn_tui.core.clock import now_iso
 from harn_tui.core.creation import GoalOptions, create_supervisor, create_work
-from harn_tui.core.fsio import write_immutable, write_record
+from harn_tui.core.fsio import record_bytes, write_immutable, write_record
 from harn_tui.core.journal import JsonlTail
 from harn_tui.core.layout import Layout
 from harn_tui.core.projection import project_goal
@@ -22,6 +22,7 @@ from harn_tui.core.records import (
     PlanProposed,
     PlanRequest,
     PlanReviewed,
+    PlanRevisionRequested,
     Proof,
     Proposal,
     ReviewReceipt,
@@ -198,3 +199,43 @@ def corrupt_goal(layout: Layout, goal_id: str) -> None:
     directory = layout.goal(goal_id)
     directory.mkdir(parents=True, exist_ok=True)
     write_immutable(directory / "goal.json", b'{"schema_version": 1, "id": "' + goal_id.encode() + b'", "title": 3}\n')
+
+
+def verdict(kind: str, rationale: str, blocking: str | None = None) -> dict[str, Any]:
+    findings = [{"code": "evidence", "severity": "blocking", "summary": blocking}] if blocking else []
+    return {"reviewer": "reviewer", "verdict": kind, "rationale": rationale, "findings": findings}
+
+
+def revised_plan(layout: Layout, goal_id: str, plan_id: str,
+                 rounds: list[tuple[str, tuple[dict[str, Any], ...], str, dict[str, Any]]]) -> str:
+    """A plan whose candidates went through review rounds as the supervisor leaves them: each round's
+    candidate.json and review.json (round r under revision-<r>/), `plan.revision_requested` opening each
+    revision, and for a last review that approves, `plan.reviewed {round}`, proposal.json and `plan.proposed`.
+    Each round is (rationale, steps, root key, the one review)."""
+    fingerprint, root = _current(layout, goal_id)
+    directory = layout.plan(goal_id, plan_id)
+    write_record(directory / "request.json", PlanRequest.model_validate({
+        "id": plan_id, "goal_id": goal_id, "sequence": 1, "trigger": "recovery", "graph_fingerprint": fingerprint,
+        "prior_root_work_id": root, "created_at": now_iso()}))
+    last = len(rounds) - 1
+    body = b""
+    for number, (rationale, steps, root_key, review_entry) in enumerate(rounds):
+        where = directory if number == 0 else directory / f"revision-{number}"
+        body = record_bytes(Proposal.model_validate({
+            "plan_id": plan_id, "decision": "apply", "rationale": rationale, "root": root_key, "work": list(steps),
+            "milestone": None, "proposed_at": now_iso()}))
+        write_immutable(where / "candidate.json", body)
+        approved = review_entry["verdict"] == "approve" and number == last
+        outcome = "approved" if approved else ("revise" if number < last else "attention")
+        write_record(where / "review.json", ReviewReceipt.model_validate({
+            "plan_id": plan_id, "candidate_sha256": hashlib.sha256(body).hexdigest(), "outcome": outcome,
+            "created_at": now_iso(), "reviews": [review_entry]}))
+        if number < last:
+            plan_event(layout, goal_id, plan_id, PlanRevisionRequested, round=number + 1,
+                       reason=f"reviewers asked for a revision: reviewer (revise): {review_entry['rationale']}")
+    if rounds[last][3]["verdict"] == "approve":
+        plan_event(layout, goal_id, plan_id, PlanReviewed, candidate_sha256=hashlib.sha256(body).hexdigest(),
+                   round=last)
+        write_immutable(directory / "proposal.json", body)
+        plan_event(layout, goal_id, plan_id, PlanProposed)
+    return plan_id

@@ -114,3 +114,25 @@ def agents_goal(layout: Layout) -> None:
     b.attempt(layout, "greet", AGENT_RUNS[1], status="passed", number=2, summary="greets and says goodbye",
               workspace=second)
     b.goal(layout, AGENTS_GOAL, root="greet", title="Greet users")
+
+
+REVISED_GOAL = "goal-08-revised"
+REVISED_PLAN = "plan-0001-eeeeeeee"
+
+
+def revised_goal(layout: Layout) -> None:
+    """A plan the reviewer sent back once: round 0 (one step, review `revise` with a blocking finding), round 1
+    (a probe step added, the fix now after it, review approved); the revised candidate awaits approval."""
+    b.work(layout, "ingest", title="Ingest the feed")
+    b.attempt(layout, "ingest", "run-ingest-1", status="failed", summary="feed parser crashed",
+              criteria=(("it works", "unsatisfied"),))
+    b.goal(layout, REVISED_GOAL, root="ingest", title="Ingest the partner feed", reviewers=True)
+    first = (b.step("fix", "Patch the feed parser"),)
+    revised = (b.step("probe", "Capture a failing feed sample"),
+               b.step("fix", "Patch the feed parser", deps=("probe",)))
+    b.revised_plan(layout, REVISED_GOAL, REVISED_PLAN, rounds=[
+        ("Patch the parser where it crashed.", first, "fix", b.verdict("revise", "Reproduce it first.",
+                                                                     blocking="no failing sample")),
+        ("Capture a failing sample, then patch the parser against it.", revised, "fix",
+         b.verdict("approve", "Now it is reproducible.")),
+    ])

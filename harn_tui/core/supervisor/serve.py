@@ -1,4 +1,10 @@
-"""`serve`: the loop for every enrolled goal, woken by tree changes (watchfiles) or a wake interval.
+"""`serve`: the loop for every enrolled goal, woken by tree changes or a wake interval, idle for free.
+
+A round ticks only the goals with a reason to (`wakes.WakeIndex`): inputs changed since their last tick, a
+lease they waited on freed, an approval decided, a wake time passed. A goal that needs a human and whose files
+did not change is not read again. Changes come from a watchfiles thread of its own, or from a `ChangeFeed` the
+caller fills (the console feeds it from its one watcher). The loop keeps `service/<host>-<pid>.json` fresh
+from another thread while it runs (`core.service`).
 
 Stoppable and thread-safe: the console runs it in a background thread with its own `stop` event; `harn
 supervisor serve` runs it in the foreground, where SIGINT/SIGTERM set that event. Either way it stops after
@@ -13,42 +19,31 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Callable, Generator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from types import FrameType
 from typing import Any
 
 from watchfiles import watch
 
 from harn_tui.core.errors import CorruptJournal, HarnError, SystemRefused, harn_error_of
-from harn_tui.core.fsio import is_temp_name
 from harn_tui.core.ids import is_valid_id
 from harn_tui.core.journal import read_record
 from harn_tui.core.layout import Layout
 from harn_tui.core.records import GoalIntent
+from harn_tui.core.service import LoopState, ServiceHeartbeat
 from harn_tui.core.supervisor.report import TickReport
 from harn_tui.core.supervisor.run import run_bounded
 from harn_tui.core.supervisor.tick import require_goal
+from harn_tui.core.supervisor.wakes import ChangeFeed, WakeIndex
 
 log = logging.getLogger("harn_tui.supervisor")
 
 MAX_BACKOFF_S = 60.0
-QUIET_NAMES = frozenset({"lease", "supervisor.lock", "transcript.jsonl"})
-QUIET_TOPS = frozenset({"cache", "presence"})
+# every goal is ticked again this often whatever the file events said: a safety net for an event the watcher
+# lost (an inotify queue overflow); a round of 200 large idle goals costs about 10 s of CPU
+RESCAN_S = 1800.0
 ReportSink = Callable[[str, TickReport], None]
-
-
-def wakes_the_loop(base: Path, path: str) -> bool:
-    """A change that can change a decision: records and event logs, not leases, transcripts, scratch,
-    presence heartbeats, caches or temporary files."""
-    try:
-        parts = Path(path).relative_to(base).parts
-    except ValueError:
-        return False
-    if not parts or parts[0] in QUIET_TOPS or "scratch" in parts:
-        return False
-    return parts[-1] not in QUIET_NAMES and not is_temp_name(parts[-1])
 
 
 @dataclass
@@ -72,7 +67,7 @@ class GoalBudget:
 
 
 def enrolled_goals(layout: Layout, goal_ids: Sequence[str]) -> list[str]:
-    """The named goals, else every goal in the tree (re-read each round, so new goals enroll)."""
+    """The named goals, else every goal in the tree (listed again when a change names a goal not enrolled)."""
     if goal_ids:
         return list(goal_ids)
     try:
@@ -82,30 +77,44 @@ def enrolled_goals(layout: Layout, goal_ids: Sequence[str]) -> list[str]:
     return [n for n in names if is_valid_id(n) and (layout.goal(n) / "goal.json").is_file()]
 
 
+@dataclass
+class RoundResult:
+    errors: int = 0
+    failed: list[str] = field(default_factory=list)
+    last_error: str | None = None
+
+
 def serve_round(
     layout: Layout,
     goal_ids: Sequence[str],
     budgets: dict[str, GoalBudget],
     stop: threading.Event,
     on_report: ReportSink | None,
-) -> int:
-    """Run every enrolled goal once (each a bounded `run`); returns how many goals raised an error.
+    index: WakeIndex | None = None,
+) -> RoundResult:
+    """Run each of `goal_ids` once (each a bounded `run`), telling `index` what each run saw.
 
     An unreadable goal is skipped, not an error: it is a state the operator must repair, and backing off
     for it would starve the healthy goals. A goal whose write the system refused (its disk full, its tree
     read-only) backs off alone (`GoalBudget.refused`), for the same reason; its report (stop reason
     `io_error`, the error verbatim) still goes to `on_report`."""
-    errors = 0
-    for goal_id in enrolled_goals(layout, goal_ids):
+    result = RoundResult()
+    for goal_id in goal_ids:
         if stop.is_set():
-            break
+            if index is not None:
+                index.due.add(goal_id)
+            continue
         budget = budgets.setdefault(goal_id, GoalBudget())
         if time.monotonic() < budget.retry_at:
+            if index is not None:
+                index.retry_at(goal_id, budget.retry_at)
             continue
         try:
             report = _serve_goal(layout, goal_id, budget, stop)
         except CorruptJournal as error:
             log.warning("supervisor serve: goal %s is unreadable, skipped: %s", goal_id, error.message)
+            if index is not None:
+                index.ticked(goal_id, None)
             continue
         except (HarnError, OSError) as error:
             typed = harn_error_of(error)
@@ -113,18 +122,26 @@ def serve_round(
                 report = TickReport("io_error")
                 report.refused_by_system(typed)
             else:
-                errors += 1
-                log.error("supervisor serve: goal %s: %s", goal_id, getattr(error, "message", error))
+                message = str(getattr(error, "message", error))
+                result.errors += 1
+                result.failed.append(goal_id)
+                result.last_error = f"goal {goal_id}: {message}"
+                log.error("supervisor serve: goal %s: %s", goal_id, message)
                 continue
+        if index is not None:
+            index.ticked(goal_id, report)
         if report is not None and report.error is not None:
             wait = budget.refused()
+            result.last_error = f"goal {goal_id}: {report.error.message}"
             log.error("supervisor serve: goal %s: %s; trying it again in %.0f s", goal_id, report.error.message,
                       wait)
+            if index is not None:
+                index.retry_at(goal_id, budget.retry_at)
         elif report is not None:
             budget.served()
         if report is not None and on_report is not None:
             on_report(goal_id, report)
-    return errors
+    return result
 
 
 def _serve_goal(layout: Layout, goal_id: str, budget: GoalBudget, stop: threading.Event) -> TickReport | None:
@@ -144,50 +161,78 @@ def serve(
     wake_interval_s: float = 5.0,
     stop: threading.Event | None = None,
     on_report: ReportSink | None = None,
+    *,
+    feed: ChangeFeed | None = None,
+    actor: str = "supervisor",
+    rescan_s: float = RESCAN_S,
 ) -> None:
     """Serve until `stop` is set (or, with no `stop` given in the main thread, until SIGINT/SIGTERM).
 
-    Goals named explicitly must exist (NotFound, exit 4, before anything runs)."""
+    Goals named explicitly must exist (NotFound, exit 4, before anything runs). Without a `feed`, a watchfiles
+    thread of this loop's own fills one; with it, the caller's watcher must put every changed path in it."""
     for goal_id in goal_ids or ():
         require_goal(layout, goal_id)
     event = stop if stop is not None else threading.Event()
     restore = _install_signal_handlers(event) if stop is None else None
-    budgets: dict[str, GoalBudget] = {}
-    backoff = 0.0
-    changes = _changes(layout, max(0.05, wake_interval_s), event)
+    named = list(goal_ids or ())
+    state = LoopState()
+    order = enrolled_goals(layout, named)
+    state.enrolled(order)
+    heartbeat = ServiceHeartbeat(layout, actor, state).start()
+    watcher_stop = threading.Event()
+    if feed is None:
+        feed = ChangeFeed(layout.base)
+        _watch_in_thread(layout, feed, watcher_stop)
     try:
-        while not event.is_set():
-            errors = serve_round(layout, list(goal_ids or ()), budgets, event, on_report)
-            if errors:
-                backoff = min(MAX_BACKOFF_S, max(1.0, backoff * 2))
-                log.warning("supervisor serve: backing off %.0f s after %d error(s)", backoff, errors)
-                if event.wait(backoff):
-                    break
-            else:
-                backoff = 0.0
-            if next(changes, None) is None:
-                break
+        _loop(layout, named, order, max(0.05, wake_interval_s), event, on_report, feed, state, rescan_s)
     finally:
-        changes.close()
+        watcher_stop.set()
+        heartbeat.stop()
         if restore is not None:
             restore()
 
 
-def _changes(layout: Layout, wake_interval_s: float, stop: threading.Event) -> Generator[bool, None, None]:
-    """Yields once per wake: a relevant change (after a 50 ms debounce) or the wake interval passing.
+def _loop(layout: Layout, named: list[str], order: list[str], wake_interval_s: float, stop: threading.Event,
+          on_report: ReportSink | None, feed: ChangeFeed, state: LoopState, rescan_s: float) -> None:
+    index = WakeIndex(layout, wake_interval_s)
+    index.enroll(order)
+    budgets: dict[str, GoalBudget] = {}
+    backoff = 0.0
+    rescanned = time.monotonic()
+    while not stop.is_set():
+        due = index.take_due(order)
+        if due:
+            result = serve_round(layout, due, budgets, stop, on_report, index)
+            backoff = min(MAX_BACKOFF_S, max(1.0, backoff * 2)) if result.errors else 0.0
+            state.round_done(order, result.last_error, backoff)
+            if result.errors:
+                log.warning("supervisor serve: backing off %.0f s after %d error(s)", backoff, result.errors)
+                if stop.wait(backoff):
+                    break
+                index.due.update(result.failed)
+        paths = feed.wait(0.0 if index.due else index.next_wake_s(), stop)
+        rescan = time.monotonic() - rescanned >= rescan_s
+        if index.changed(paths) or rescan:
+            order = enrolled_goals(layout, named)
+            index.enroll(order)
+            state.enrolled(order)
+        if rescan:
+            rescanned = time.monotonic()
+            index.mark_all()
+        index.timed()
 
-    One watcher lives across rounds, so a change made while a round runs wakes the next wait at once.
-    """
-    base = layout.base
-    last = time.monotonic()
-    for batch in watch(
-        base, watch_filter=None, debounce=50, step=50, stop_event=stop,
-        rust_timeout=int(wake_interval_s * 1000), yield_on_timeout=True, raise_interrupt=False,
-    ):
-        relevant = any(wakes_the_loop(base, path) for _, path in batch)
-        if relevant or time.monotonic() - last >= wake_interval_s:
-            yield True
-            last = time.monotonic()
+
+def _watch_in_thread(layout: Layout, feed: ChangeFeed, stop: threading.Event) -> threading.Thread:
+    """Put every change under `.harnery/` into `feed` (after a 50 ms debounce) until `stop` is set."""
+
+    def run() -> None:
+        for batch in watch(layout.base, watch_filter=None, debounce=50, step=50, stop_event=stop,
+                           raise_interrupt=False):
+            feed.put(path for _, path in batch)
+
+    thread = threading.Thread(target=run, name="harn-serve-watch", daemon=True)
+    thread.start()
+    return thread
 
 
 def _install_signal_handlers(event: threading.Event) -> Callable[[], None] | None:

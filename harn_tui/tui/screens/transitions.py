@@ -7,6 +7,7 @@ address when it is invoked; the core re-checks everything under the lease and it
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from textual.content import Content
@@ -22,6 +23,7 @@ from harn_tui.console.views import (
 )
 from harn_tui.console.workspaces import diffable_attempts
 from harn_tui.core.projection import GoalView, WorkView
+from harn_tui.core.transitions.plans import reopen_refusal
 from harn_tui.tui import dispatch as requests
 from harn_tui.tui.forms.accept import AcceptAnswer, AcceptForm
 from harn_tui.tui.forms.reason import ReasonAnswer, ReasonForm
@@ -38,7 +40,7 @@ if TYPE_CHECKING:
 PANELS = ("goals", "graph", "attention", "plans", "findings", "item")
 PLAN_CONTEXTS = frozenset({"goals", "attention", "plans"})
 WORK_CONTEXTS = frozenset({"graph", "item", "findings"})
-PLAN_ACTIONS = frozenset({"approve_plan", "reject_plan", "retry_plan"})
+PLAN_ACTIONS = frozenset({"approve_plan", "reject_plan", "retry_plan", "reopen_plan"})
 WORK_ACTIONS = frozenset({"accept_work", "reopen_work", "cancel_work", "approve_request", "deny_request"})
 
 
@@ -87,6 +89,8 @@ class TransitionActions:
             latest = goal.latest_plan
             if action == "retry_plan":
                 return latest is not None and latest.status == "attention" and retry_eligibility(goal).eligible
+            if action == "reopen_plan":
+                return latest is not None and reopen_refusal(goal, latest) is None
             return pending_proposal(goal) is not None
         if action in WORK_ACTIONS:
             work = self.focused_work()
@@ -128,13 +132,7 @@ class TransitionActions:
                          label("rationale", plan.rationale or "(none)"),
                          Content.styled("The reason reaches the next planner request.", "dim")])
 
-        def done(answer: ReasonAnswer | None) -> None:
-            if answer is not None and answer.reason:
-                self.console.dispatch(requests.reject_plan(goal_id, plan_id, answer.reason),
-                                      self._plan_events(goal_id, plan_id))
-
-        form = ReasonForm(f"Reject plan {plan_id}", context, required=True, submit_label="Reject")
-        self.console.push_screen(form, callback=done)
+        self._plan_reason_form(f"Reject plan {plan_id}", "Reject", context, requests.reject_plan, goal_id, plan_id)
 
     def action_retry_plan(self) -> None:
         goal = self.goal
@@ -148,13 +146,35 @@ class TransitionActions:
         context = lines([eligibility_content(eligibility),
                          Content.styled("The reason reaches the planner's next request for this goal.", "dim")])
 
+        self._plan_reason_form(f"Retry plan {plan_id}", "Retry", context, requests.retry_plan, goal_id, plan_id,
+                               allowed=eligibility.eligible)
+
+    def action_reopen_plan(self) -> None:
+        goal = self.goal
+        plan = goal.latest_plan if goal is not None else None
+        if goal is None or plan is None or reopen_refusal(goal, plan) is not None:
+            return
+        goal_id, plan_id = goal.id, plan.id
+        mission = goal.intent.mission if goal.intent is not None else None
+        done_count = f"{goal.milestones_completed} of {mission.max_milestones}" if mission is not None else "?"
+        context = lines([label("goal", goal_id), label("plan", f"{plan_id} (#{plan.sequence}, completed)"),
+                         label("milestones", f"{done_count} completed"),
+                         label("rationale", plan.rationale or "(none)"),
+                         Content.styled("The reason reaches the planner's request for the next milestone.", "dim")])
+
+        self._plan_reason_form(f"Reopen mission: plan {plan_id}", "Reopen", context, requests.reopen_plan, goal_id,
+                               plan_id)
+
+    def _plan_reason_form(self, title: str, submit: str, context: Content,
+                          request: Callable[[str, str, str], requests.Request], goal_id: str, plan_id: str,
+                          allowed: bool = True) -> None:
+        """A required-reason form for a plan verb; its answer dispatches `request(goal, plan, reason)`."""
+
         def done(answer: ReasonAnswer | None) -> None:
             if answer is not None and answer.reason:
-                self.console.dispatch(requests.retry_plan(goal_id, plan_id, answer.reason),
-                                      self._plan_events(goal_id, plan_id))
+                self.console.dispatch(request(goal_id, plan_id, answer.reason), self._plan_events(goal_id, plan_id))
 
-        form = ReasonForm(f"Retry plan {plan_id}", context, required=True, submit_label="Retry",
-                          allowed=eligibility.eligible)
+        form = ReasonForm(title, context, required=True, submit_label=submit, allowed=allowed)
         self.console.push_screen(form, callback=done)
 
     # ----- work verbs

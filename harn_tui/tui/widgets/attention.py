@@ -86,8 +86,8 @@ def attention_content(model: ConsoleModel, goal: GoalView) -> Content:
             parts.append(indent(label("attention", target.reason)))
         if target.rationale:
             parts.append(indent(label("planner rationale", target.rationale)))
-        if target.review is not None:
-            parts += [indent(c) for c in review_content(target.review)]
+        if target.latest_review is not None:
+            parts += [indent(c) for c in review_content(target.latest_review)]
     for failing in failing_proofs(goal, model.proof):
         parts += _failing(model, failing)
     for work in goal.work:

@@ -1,4 +1,5 @@
-"""The header: tree root, acting operator, the other operators present and what they look at, supervisor."""
+"""The header: tree root, acting operator, the other operators present and what they look at, supervisor, and
+the serve loops keeping the tree (this console's embedded one and external ones)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from textual.widgets import Static
 
 from harn_tui.console.model import SeenEvent
 from harn_tui.core.presence import Presence
+from harn_tui.core.service import ServiceStatus, shared_goals
 from harn_tui.tui.text import literal
 
 
@@ -20,6 +22,39 @@ class HeaderState:
     supervisor: str = "off"
     last_supervisor_event: SeenEvent | None = None
     last_tick: str | None = None
+    services: tuple[ServiceStatus, ...] = ()  # the live ones
+    own_service: tuple[str, int] | None = None  # (host, pid) of this console's embedded supervisor
+
+
+def _service(status: ServiceStatus, own: tuple[str, int] | None) -> Content:
+    """`embedded 3 goals` or `bob@build-2:4242 200 goals`, with its backoff and last error."""
+    if own == (status.host, status.pid):
+        who = Content.styled("embedded", "bold")
+    else:
+        who = Content.assemble(literal(status.actor, "bold"), ("@", "dim"), literal(status.host),
+                               (f":{status.pid}", "dim"))
+    goals = len(status.goals)
+    parts = [who, Content(f" {goals} goal{'s' if goals != 1 else ''}")]
+    if status.backoff_s:
+        parts.append(Content.styled(f", backing off {status.backoff_s:g} s", "bold"))
+    if status.last_error:
+        parts += [Content(", error: "), literal(status.last_error)]
+    return Content.assemble(*parts)
+
+
+def _services(state: HeaderState) -> Content | None:
+    if not state.services:
+        return None
+    line = Content.assemble(("serve ", "dim"), Content("; ").join(_service(s, state.own_service)
+                                                                   for s in state.services))
+    shared = shared_goals(state.services)
+    if shared:
+        goal_id, hosts = shared[0]
+        more = f" (+{len(shared) - 1} more)" if len(shared) > 1 else ""
+        line = Content.assemble(("⚠ ", "bold"), ("serve loops on ", "bold"), literal(", ".join(hosts), "bold"),
+                                (" all enroll ", "bold"), literal(goal_id, "bold"), (more, "bold"),
+                                ("  · ", "dim"), line)
+    return line
 
 
 def _where(presence: Presence) -> str:
@@ -48,6 +83,9 @@ def header_content(state: HeaderState) -> Content:
         tick = Content.assemble(("last supervisor event ", "dim"), literal(f"{last.event} {last.target} {last.ts}"))
     if tick is not None:
         second = second + Content("  · ") + tick if parts else tick
+    services = _services(state)
+    if services is not None:
+        second = services + Content("  · ") + second if second.plain else services
     return Content("\n").join([first, second])
 
 

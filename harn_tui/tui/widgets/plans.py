@@ -10,6 +10,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 
+from harn_tui.console.rounds import review_rounds
 from harn_tui.console.views import is_standalone, pending_proposal
 from harn_tui.core.projection import GoalView, PlanView
 from harn_tui.core.records import Proposal, ReviewReceipt
@@ -50,8 +51,8 @@ def _steps(proposal: Proposal, full: bool) -> list[Content]:
     return parts
 
 
-def review_content(review: ReviewReceipt) -> list[Content]:
-    parts = [Content.assemble(("Review", "bold underline"), f"  outcome {review.outcome}",
+def review_content(review: ReviewReceipt, heading: str = "Review") -> list[Content]:
+    parts = [Content.assemble((heading, "bold underline"), f"  outcome {review.outcome}",
                               (f"  {review.created_at}", "dim"))]
     for entry in review.reviews:
         parts.append(indent(Content.assemble(literal(entry.reviewer, "bold"), f" {entry.verdict}: ",
@@ -65,19 +66,48 @@ def review_content(review: ReviewReceipt) -> list[Content]:
     return parts
 
 
+def rounds_content(plan: PlanView) -> list[Content]:
+    """Every review round of a revised plan: why it was opened, what the planner changed, its candidate's
+    rationale and steps, its review."""
+    rounds = review_rounds(plan)
+    if not rounds:
+        return []
+    revisions = len(rounds) - 1
+    parts = [Content.assemble(("Review rounds", "bold underline"),
+                              (f"  {len(rounds)} rounds, {revisions} revision{'s' if revisions != 1 else ''}", "dim"))]
+    for entry in rounds:
+        parts.append(Content.styled(f"Round {entry.number}", "bold"))
+        if entry.reason:
+            parts.append(indent(Content.assemble(("revision asked: ", "dim"), literal(entry.reason, multiline=True))))
+        if entry.changes:
+            parts.append(indent(Content.assemble(("changed: ", "dim"), literal("; ".join(entry.changes)))))
+        if entry.candidate is not None:
+            parts.append(indent(Content.assemble(("candidate: ", "dim"),
+                                                 literal(entry.candidate.rationale, multiline=True))))
+            parts += [indent(line) for line in _steps(entry.candidate, full=False)[1:]]
+        else:
+            parts.append(indent(Content.styled("no candidate was produced", "dim")))
+        if entry.review is not None:
+            parts += [indent(line) for line in review_content(entry.review, heading="Review")]
+    return parts
+
+
 def plan_content(plan: PlanView, pending: bool) -> Content:
     parts = [_heading(plan, pending)]
     if plan.rationale:
         parts += [Content.styled("Rationale", "bold underline"), literal(plan.rationale, multiline=True)]
     elif plan.status in ("planning", "interrupted", "failed"):
         parts.append(Content.styled("no proposal was produced", "dim"))
-    shown = plan.proposal or plan.candidate
+    shown = plan.proposal or plan.latest_candidate
     if shown is not None and shown.milestone is not None:
         milestone = shown.milestone
         parts.append(label("Milestone", f"#{milestone.sequence} {milestone.title}"))
     if shown is not None:
         parts += _steps(shown, full=pending)
-    if plan.review is not None:
+    rounds = rounds_content(plan)
+    if rounds:
+        parts += rounds
+    elif plan.review is not None:
         parts += review_content(plan.review)
     reasons = plan.operator_reasons()
     if reasons:
