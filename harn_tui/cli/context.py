@@ -44,9 +44,13 @@ class Context:
 
     @cached_property
     def _layout(self) -> Layout:
-        from harn_tui.core.sharing import enter_tree
+        """The tree, found and readable; in a shared tree an `--actor` or `$HARN_ACTOR` other than the login name
+        is bad input for every verb (a read verb too: the operator would otherwise learn of it at the first
+        transition)."""
+        from harn_tui.core.sharing import enter_tree, shared_actor
 
         layout = Layout(find_root(self.args.root))
+        shared_actor(layout.base, self.args.actor)
         enter_tree(layout.base)
         return layout
 

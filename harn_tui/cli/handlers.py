@@ -26,8 +26,14 @@ def init(ctx: Context) -> Result:
     root = Path(ctx.arg("root") or os.environ.get("HARN_ROOT") or ".")  # SPEC 2: --root, else $HARN_ROOT
     try:
         if ctx.arg("shared") is not None:
-            shared = init_shared_tree(root, ctx.arg("shared"))
-            return Result(shared.to_json(), 6 if shared.to_json()["unrepaired"] else 0)
+            shared = init_shared_tree(root, ctx.arg("shared")).to_json()
+            if ctx.arg("agents"):  # the kit beside a shared tree: made as the group's members would make it
+                from harn_tui.agent.kit import init_agents_kit
+                from harn_tui.core.sharing import enter_tree
+
+                enter_tree(shared["harnery"])
+                shared["agents"] = init_agents_kit(root, ctx.arg("agents")).to_json()
+            return Result(shared, 6 if shared["unrepaired"] else 0)
         if ctx.arg("agents"):
             from harn_tui.agent.kit import init_agents_kit
 

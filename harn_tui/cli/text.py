@@ -70,6 +70,8 @@ def _init_text(document: dict[str, Any]) -> str:
         lines.append(f"  set right: {len(document['repaired'])} entries (group, mode)")
     lines += [f"  not repaired: {entry['path']}: {entry['problem']}" for entry in document["unrepaired"]]
     lines += [f"  warning: members of {document['group']} cannot enter {entry}" for entry in document["unreachable"]]
+    if "agents" in document:
+        lines.append(_kit_text(document["agents"]))
     return "\n".join(lines)
 
 

@@ -51,9 +51,10 @@ def test_every_kind_of_write_by_two_accounts_keeps_the_group_and_modes(accounts:
     assert plan_id, ran
 
     # in a shared tree an operator acts as their login name, whatever --actor or $HARN_ACTOR say
-    for extra_args, env in ((("--actor", alice.name), {}), ((), {"HARN_ACTOR": alice.name})):
-        refused = accounts.harn(bob, root, "supervisor", "plan", "approve", "goal-pair", plan_id, *extra_args,
-                                env=env)
+    approve = ("supervisor", "plan", "approve", "goal-pair", plan_id)
+    for verb, extra_args, env in ((approve, ("--actor", alice.name), {}), (approve, (), {"HARN_ACTOR": alice.name}),
+                                  (("pending",), (), {"HARN_ACTOR": alice.name})):
+        refused = accounts.harn(bob, root, *verb, *extra_args, env=env)
         assert refused.returncode == 2, refused
         assert f"in a shared tree you act as {bob.name}" in refused.stderr and "Traceback" not in refused.stderr
 
