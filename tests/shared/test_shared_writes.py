@@ -130,6 +130,12 @@ def test_verify_reports_drift_and_init_shared_repairs_what_each_owner_may(accoun
     assert accounts.harn_json(alice, root, "verify") == {"ok": True, "problems": []}
     assert mode_problems(root / ".harnery", accounts.gid) == []
 
+    # the agents' starter kit beside a new shared tree
+    kit_root = place / "agents"
+    with_kit = accounts.harn_json(alice, kit_root, "init", "--shared", group, "--agents", "codex")
+    assert with_kit["group"] == group and (kit_root / "harn" / "team.json").exists(), with_kit
+    assert "agents" in with_kit and mode_problems(kit_root / ".harnery", accounts.gid) == []
+
     # only a member may share a tree with the group
     outsider = accounts.harn(carol, place / "carols", "init", "--shared", group)
     assert outsider.returncode == 2, outsider
