@@ -47,7 +47,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("tick_goal", "Tick goal", "Run one supervisor cycle for this goal now", "t"),
     Command("toggle_supervisor", "Supervisor on/off", "Start or stop the embedded supervisor loop", "s",
             footer="Supervisor"),
-    Command("cycle_panel(1)", "Next panel", "Move the focus to the next panel (the order of 1..6)", "tab",
+    Command("cycle_panel(1)", "Next panel", "Move the focus to the next panel (the order of 1..7)", "tab",
             show=False),
     Command("cycle_panel(-1)", "Previous panel", "Move the focus to the previous panel", "shift+tab", show=False),
     Command("focus_panel('goals')", "Go to goals", "Focus the goals panel", "1", show=False),
@@ -56,6 +56,10 @@ COMMANDS: tuple[Command, ...] = (
     Command("focus_panel('plans')", "Go to plan history", "Show every plan, newest first", "4", show=False),
     Command("focus_panel('findings')", "Go to findings", "Show work in review and its findings", "5", show=False),
     Command("focus_panel('item')", "Go to item detail", "Show the selected work item", "6", show=False),
+    Command("focus_panel('history')", "Go to history", "Show the goal's history; enter shows the goal as it was then",
+            "7", show=False),
+    Command("back_to_now", "Back to now", "Leave the past view: the graph and panels show the present again",
+            "escape", key_display="esc", footer="Back to now"),
 )
 
 

@@ -1,4 +1,4 @@
-"""Moving around by keyboard: tab cycles the panels in the order of 1..6, enter goes deeper, and which panel
+"""Moving around by keyboard: tab cycles the panels in the order of 1..7, enter goes deeper, and which panel
 holds the focus and which tab is shown read without colour (a ▶ title, a bracketed tab)."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ pytestmark = pytest.mark.anyio
 
 def marked(app: object) -> list[str]:
     """The panels whose border title carries the focus mark."""
-    return [name for name in ("goals", "graph", "attention", "plans", "findings", "item")
+    return [name for name in ("goals", "graph", "attention", "plans", "findings", "item", "history")
             if str(app.main.query_one(f"#{name}").border_title or "").startswith("▶ ")]  # type: ignore[attr-defined]
 
 
@@ -26,12 +26,12 @@ async def test_tab_cycles_the_panels_in_key_order_and_marks_the_focused_one(ever
         await pilot.pause()
         assert app.main.context() == "plans" and marked(app) == ["plans"]
         seen = []
-        for _ in range(6):
+        for _ in range(7):
             await pilot.press("tab")
             await pilot.pause()
             seen.append(app.main.context())
             assert marked(app) == [app.main.context()]
-        assert seen == ["findings", "item", "goals", "graph", "attention", "plans"]
+        assert seen == ["findings", "item", "history", "goals", "graph", "attention", "plans"]
         await pilot.press("shift+tab")
         await pilot.pause()
         assert app.main.context() == "attention"

@@ -26,7 +26,8 @@ async def no_blink(pilot: Any) -> None:
 
 def test_start_shows_the_approval_card_wide(everything: Layout, console: Factory, snap_compare: Any) -> None:
     """The first goal needing a human (goal-01-plan) is selected; the Plans tab shows plan-0002 as an approval
-    card (APPROVAL NEEDED, steps, review) whose rationale shows `[bold]…[/bold]`, `[link=…]` and `␛[31m` as
+    card (APPROVAL NEEDED; If approved: replaces 1 ◌ waiting …-fix, keeps 2, adds 2 `+ new` with their titles;
+    steps, review) whose rationale shows `[bold]…[/bold]`, `[link=…]` and `␛[31m` as
     plain characters; the goal graph shows the active root ◆root with the shared `fixtures` dependency marked
     `↗ shared` and generation 0 dimmed below; the footer offers only a/x (plus t, s, ^q)."""
     assert snap_compare(console(), terminal_size=WIDE)

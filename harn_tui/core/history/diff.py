@@ -48,9 +48,7 @@ def plan_diff(tree: Tree, live: GoalView, history: GoalHistory, plan: PlanView) 
     proposal = plan.proposal
     if proposal is None:
         raise Refused(f"plan {plan.id} is {plan.status} and has no proposal.json: nothing to compare")
-    requested = next(position for position, entry in enumerate(history.entries, start=1)
-                     if entry.event == "plan.requested" and entry.id == plan.id)
-    then = project_goal(tree_at(tree, live.id, history, requested), live.id)
+    then = live if _graph_unchanged_since_request(live, plan) else _at_request(tree, live, history, plan)
     before = Generation(then.generation, then.active_root, tuple(sorted(then.active_ids)))
     if proposal.decision != "apply" or proposal.root is None:
         return PlanDiff(plan.id, plan.status, before, None, (), (), ())
@@ -60,6 +58,18 @@ def plan_diff(tree: Tree, live: GoalView, history: GoalHistory, plan: PlanView) 
     was = set(before.work_ids)
     return PlanDiff(plan.id, plan.status, before, after, tuple(sorted(was - after_ids)),
                     tuple(sorted(was & after_ids)), tuple(sorted(after_ids - was)))
+
+
+def _graph_unchanged_since_request(live: GoalView, plan: PlanView) -> bool:
+    """The latest plan, not applied: no plan was applied since its request, so the active root and closure are
+    the ones its request found (intents never change), whatever the order of equal timestamps in the history."""
+    return live.latest_plan is plan and plan.status not in ("applied", "completed")
+
+
+def _at_request(tree: Tree, live: GoalView, history: GoalHistory, plan: PlanView) -> GoalView:
+    requested = next(position for position, entry in enumerate(history.entries, start=1)
+                     if entry.event == "plan.requested" and entry.id == plan.id)
+    return project_goal(tree_at(tree, live.id, history, requested), live.id)
 
 
 def closure_after(tree: Tree, plan_id: str, proposal: Proposal, root: str) -> list[str]:

@@ -12,11 +12,13 @@ from typing import TYPE_CHECKING
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
+from textual.content import Content
 from textual.events import DescendantBlur, DescendantFocus
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Button, ContentSwitcher, DataTable
+from textual.widgets import Button, ContentSwitcher, DataTable, Static
 
+from harn_tui.console.history import OverTime, PastView
 from harn_tui.console.model import ConsoleModel, ModelUpdate
 from harn_tui.console.views import first_needing_human, pending_approval, review_queue
 from harn_tui.console.workspaces import diffable_attempts
@@ -24,12 +26,14 @@ from harn_tui.core.projection import GoalView
 from harn_tui.tui.commands import ConsoleCommands, bindings
 from harn_tui.tui.screens.diff import DiffScreen
 from harn_tui.tui.screens.transitions import PANELS, TransitionActions
+from harn_tui.tui.text import literal, under_root
 from harn_tui.tui.widgets.attention import AttentionPanel
 from harn_tui.tui.widgets.findings import FindingsPanel
 from harn_tui.tui.widgets.footer import KeysFooter
 from harn_tui.tui.widgets.goals import GoalsPanel
 from harn_tui.tui.widgets.graph import GraphPanel
 from harn_tui.tui.widgets.header import HeaderBar, HeaderState
+from harn_tui.tui.widgets.history import HistoryPanel
 from harn_tui.tui.widgets.item import ItemDetail
 from harn_tui.tui.widgets.keyed_table import KeyedTable
 from harn_tui.tui.widgets.plans import PlanHistory
@@ -39,7 +43,7 @@ from harn_tui.tui.widgets.titles import mark_focus
 if TYPE_CHECKING:
     from harn_tui.tui.app import HarnConsole
 
-TABBED = ("attention", "plans", "findings", "item")
+TABBED = ("attention", "plans", "findings", "item", "history")
 PREFETCH_AFTER_S = 0.05
 GOAL_SETTLE_S = 0.12
 FOCUS_TARGETS = {"attention": "#attention-body", "plans": "#plans-body", "findings": "#findings-table"}
@@ -76,6 +80,8 @@ class MainScreen(TransitionActions, Screen[None]):
         self._refill: Timer | None = None
         self._refilled_at = 0.0
         self.shown_goal: str | None = None  # the goal the graph and tabs show (follows goal_id after a move)
+        self.over_time = OverTime()
+        self.past: PastView | None = None  # while set, the graph and tabs show the goal as it stood then
 
     @property
     def console(self) -> HarnConsole:
@@ -86,10 +92,16 @@ class MainScreen(TransitionActions, Screen[None]):
         """The selected goal's view (or the standalone work's, a goal-shaped view of work with no goal)."""
         return self.model.goal_view(self.goal_id)
 
+    @property
+    def displayed_goal(self) -> GoalView | None:
+        """What the graph and the tabs show: the goal as it stood at the past entry being viewed, else now."""
+        return self.past.view if self.past is not None else self.goal
+
     def compose(self) -> ComposeResult:
         yield HeaderBar(id="header")
         root = str(self.model.layout.root)
         yield GoalsPanel(root, id="goals")
+        yield Static("", id="past")
         with Horizontal(id="body"):
             yield GraphPanel(root, id="graph")
             with Vertical(id="right"):
@@ -99,9 +111,11 @@ class MainScreen(TransitionActions, Screen[None]):
                     yield PlanHistory(id="plans")
                     yield FindingsPanel(id="findings")
                     yield ItemDetail(id="item")
+                    yield HistoryPanel(root, id="history")
         yield KeysFooter()
 
     def on_mount(self) -> None:
+        self.query_one("#past").display = False
         for table in self.query(KeyedTable):
             table.cursor_moved = self.cursor_moved
         goals = self.model.console_goals()
@@ -142,6 +156,7 @@ class MainScreen(TransitionActions, Screen[None]):
         self._refilled_at = time.monotonic()
         self.goal_id = goal_id
         self.shown_goal = goal_id
+        self._leave_past()
         goal = self.goal
         graph = self.query_one(GraphPanel)
         graph.show(goal, prefer_work=decision_work(goal))
@@ -164,11 +179,15 @@ class MainScreen(TransitionActions, Screen[None]):
         if name not in self.stale:
             return
         self.stale.discard(name)
-        goal = self.goal
-        if name == "attention":
+        goal = self.displayed_goal
+        if name == "history":
+            self.query_one(HistoryPanel).show(self.over_time.of(self.model.tree, self.goal))
+        elif name == "attention":
             self.query_one(AttentionPanel).show(self.model, goal)
         elif name == "plans":
-            self.query_one(PlanHistory).show(goal)
+            live = self.past is None
+            diff = self.over_time.proposal_diff(self.model.tree, goal) if live else None
+            self.query_one(PlanHistory).show(goal, diff)
         elif name == "findings":
             findings = self.query_one(FindingsPanel)
             findings.show(self.model, goal)
@@ -227,18 +246,61 @@ class MainScreen(TransitionActions, Screen[None]):
         self.focus_panel(name)
 
     def action_cycle_panel(self, step: int) -> None:
-        """Tab / shift+tab: the next or previous panel in the order of the keys 1..6."""
+        """Tab / shift+tab: the next or previous panel in the order of the keys 1..7."""
         current = self.context()
         index = PANELS.index(current) if current in PANELS else -1 if step > 0 else 0
         self.focus_panel(PANELS[(index + step) % len(PANELS)])
 
     @on(DataTable.RowSelected)
     def _row_chosen(self, event: DataTable.RowSelected) -> None:
-        """Enter on a goal opens its graph; enter on a graph item opens its detail."""
+        """Enter on a goal opens its graph; enter on a graph item opens its detail; enter on a history entry shows
+        the goal as it stood right after it."""
         if isinstance(event.data_table, GoalsPanel):
             self.focus_panel("graph")
         elif isinstance(event.data_table, GraphPanel):
             self.focus_panel("item")
+        elif isinstance(event.data_table, HistoryPanel):
+            position = event.data_table.position_at_cursor
+            if position is not None:
+                self.show_past(position)
+
+    # ----- the past
+
+    def show_past(self, position: int) -> None:
+        """Show the selected goal as it stood right after history entry `position`: the graph and every tab but
+        History, under a heading; no transition is legal until esc (the live tree keeps updating underneath)."""
+        self.flush_goal()
+        past = self.over_time.past(self.model.tree, self.goal, position)
+        if past is None:
+            self.console.note("information", "history", f"entry {position} is from before the goal was created")
+            return
+        self.past = past
+        view = past.view
+        heading = Content.styled(past.heading, "bold reverse")
+        state = Content.assemble(("then: ", "dim"), (f"{view.state}/{view.next_action}", "bold"), " — ",
+                                 literal(under_root(view.reason, self.model.layout.root)))
+        banner = self.query_one("#past", Static)
+        banner.update(Content("\n").join([heading, state]))
+        banner.display = True
+        self.query_one(GraphPanel).show(view, prefer_work=self.query_one(GraphPanel).work_id_at_cursor)
+        self.stale = set(TABBED) - {"history"}
+        self.refresh_bindings()
+        self.announce()
+
+    def action_back_to_now(self) -> None:
+        if self.past is None:
+            return
+        self._leave_past()
+        graph = self.query_one(GraphPanel)
+        graph.show(self.goal, prefer_work=graph.work_id_at_cursor)
+        self.stale = set(TABBED) - {"history"}
+        self.refresh_tab(self.active_tab())
+        self.refresh_bindings()
+
+    def _leave_past(self) -> None:
+        if self.past is not None:
+            self.past = None
+            self.query_one("#past").display = False
 
     def show_header(self, state: HeaderState) -> None:
         for header in self.query(HeaderBar):
@@ -257,7 +319,10 @@ class MainScreen(TransitionActions, Screen[None]):
                 first = first_needing_human(goals)
                 self.select_goal(first.id if first else None)
                 return
-        if self.goal_id in update.goals:
+        if self.goal_id in update.goals and self.past is not None:
+            self.stale.add("history")  # the past stays on screen; its history grows underneath
+            self.refresh_tab(self.active_tab())
+        elif self.goal_id in update.goals:
             graph = self.query_one(GraphPanel)
             graph.show(self.goal, prefer_work=graph.work_id_at_cursor)
             self.show_goal_panels()
@@ -334,7 +399,8 @@ class MainScreen(TransitionActions, Screen[None]):
         }.get(event.button.id or "")
         if action is not None:
             event.stop()
-            self.run_action(action)
+            if self.check_action(action, ()):
+                self.run_action(action)
 
     def announce(self) -> None:
         """Tell the other consoles what this operator is looking at (presence heartbeat)."""

@@ -34,14 +34,16 @@ from harn_tui.tui.widgets.attention import eligibility_content
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from harn_tui.console.history import PastView
     from harn_tui.console.model import ConsoleModel
     from harn_tui.tui.app import HarnConsole
 
-PANELS = ("goals", "graph", "attention", "plans", "findings", "item")
+PANELS = ("goals", "graph", "attention", "plans", "findings", "item", "history")
 PLAN_CONTEXTS = frozenset({"goals", "attention", "plans"})
 WORK_CONTEXTS = frozenset({"graph", "item", "findings"})
 PLAN_ACTIONS = frozenset({"approve_plan", "reject_plan", "retry_plan", "reopen_plan"})
 WORK_ACTIONS = frozenset({"accept_work", "reopen_work", "cancel_work", "approve_request", "deny_request"})
+PAST_DISABLED = PLAN_ACTIONS | WORK_ACTIONS | {"show_diff", "tick_goal"}
 
 
 class TransitionActions:
@@ -49,6 +51,7 @@ class TransitionActions:
 
     model: ConsoleModel
     goal_id: str | None
+    past: PastView | None
 
     if TYPE_CHECKING:
         @property
@@ -83,6 +86,10 @@ class TransitionActions:
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         goal = self.goal
+        if action == "back_to_now":
+            return self.past is not None
+        if self.past is not None and action in PAST_DISABLED:
+            return False
         if action in PLAN_ACTIONS:
             if goal is None or goal.state == "corrupt" or self.context() not in PLAN_CONTEXTS:
                 return False

@@ -1,4 +1,5 @@
-"""The Plan history panel: every plan newest first; a pending proposal is an approval card with its steps.
+"""The Plan history panel: every plan newest first; a pending proposal is an approval card with its steps and
+what approving it changes (the active items it replaces, with their states, those it keeps, those it adds).
 
 Rationale and reasons are wrapped, never truncated. The Approve and Reject buttons below the history (shown
 while the latest plan is a proposal) run the same screen actions as the `a` and `x` keys and the palette.
@@ -12,6 +13,8 @@ from textual.content import Content
 
 from harn_tui.console.rounds import review_rounds
 from harn_tui.console.views import is_standalone, pending_proposal
+from harn_tui.core.history import PlanDiff
+from harn_tui.core.ids import plan_work_id
 from harn_tui.core.projection import GoalView, PlanView
 from harn_tui.core.records import Proposal, ReviewReceipt
 from harn_tui.tui.states import glyph, state_style
@@ -92,8 +95,38 @@ def rounds_content(plan: PlanView) -> list[Content]:
     return parts
 
 
-def plan_content(plan: PlanView, pending: bool) -> Content:
+def diff_content(diff: PlanDiff, goal: GoalView) -> list[Content]:
+    """The generation change approving makes: replaced items with their states now, kept, added."""
+    after = diff.after
+    if after is None:
+        return []
+    parts = [Content.assemble(("If approved", "bold underline"),
+                              (f"  generation {diff.before.generation} → {after.generation}", "dim"))]
+
+    def item(work_id: str) -> Content:
+        view = goal.work_item(work_id)
+        if view is None:
+            return literal(work_id)
+        status = Content.styled(f"{glyph(view.state)} {view.state}", state_style(view.state))
+        return Content.assemble(status, " ", literal(work_id), ("  ", ""), literal(view.title, "dim"))
+
+    plan = goal.plan(diff.plan_id)
+    steps = {plan_work_id(diff.plan_id, step.key): step.title for step in plan.proposal.work} \
+        if plan is not None and plan.proposal is not None else {}
+
+    def new(work_id: str) -> Content:
+        return Content.assemble(("+ new ", "bold"), literal(work_id), "  ", literal(steps.get(work_id, ""), "dim"))
+
+    for name, ids in (("replaces", diff.replaced), ("keeps", diff.kept), ("adds", diff.added)):
+        parts.append(indent(Content.assemble((f"{name} {len(ids)}", "bold"), ":" if ids else ": nothing")))
+        parts += [indent(item(work_id) if name != "adds" else new(work_id), "    ") for work_id in ids]
+    return parts
+
+
+def plan_content(plan: PlanView, pending: bool, diff: PlanDiff | None = None, goal: GoalView | None = None) -> Content:
     parts = [_heading(plan, pending)]
+    if pending and diff is not None and goal is not None and diff.plan_id == plan.id:
+        parts += diff_content(diff, goal)
     if plan.rationale:
         parts += [Content.styled("Rationale", "bold underline"), literal(plan.rationale, multiline=True)]
     elif plan.status in ("planning", "interrupted", "failed"):
@@ -121,7 +154,7 @@ def plan_content(plan: PlanView, pending: bool) -> Content:
     return lines(parts)
 
 
-def history_content(goal: GoalView | None) -> Content:
+def history_content(goal: GoalView | None, diff: PlanDiff | None = None) -> Content:
     """Every plan of the goal, newest first, a blank line between them; the pending proposal is marked."""
     if is_standalone(goal):
         return literal("standalone work belongs to no goal and has no plans")
@@ -129,7 +162,7 @@ def history_content(goal: GoalView | None) -> Content:
         return literal("no readable plans" if goal is None or goal.state == "corrupt" else "no plans yet")
     proposal = pending_proposal(goal)
     pending_id = proposal.id if proposal is not None else None
-    return Content("\n\n").join(plan_content(plan, plan.id == pending_id) for plan in reversed(goal.plans))
+    return Content("\n\n").join(plan_content(plan, plan.id == pending_id, diff, goal) for plan in reversed(goal.plans))
 
 
 class PlanHistory(Vertical):
@@ -154,12 +187,12 @@ class PlanHistory(Vertical):
     def body(self) -> ContentView:
         return self.query_one("#plans-body", ContentView)
 
-    def show(self, goal: GoalView | None) -> None:
+    def show(self, goal: GoalView | None, diff: PlanDiff | None = None) -> None:
         same = goal is not None and goal.id == self.goal_id
         self.goal_id = goal.id if goal is not None else None
         proposal = pending_proposal(goal) if goal is not None else None
         self.pending_id = proposal.id if proposal is not None else None
-        self.body.update(history_content(goal), keep_scroll=same)
+        self.body.update(history_content(goal, diff), keep_scroll=same)
         buttons = self.query_one("#plan-buttons")
         if buttons.display != (proposal is not None):
             buttons.display = proposal is not None
