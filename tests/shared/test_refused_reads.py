@@ -102,10 +102,14 @@ def test_an_unreadable_file_in_a_readable_tree_is_a_problem_and_the_rest_shows(a
     for work_id in ("bobs", "bobs-dir"):
         accounts.harn_json(bob, root, "work", "create", "Bob's", str(assets / "templates" / "implement.py"),
                            "--objective", "B.", "--id", work_id)
+    accounts.harn_json(bob, root, "supervisor", "create", "--team", str(assets / "team.json"), "--root-work", "bobs",
+                       "--id", "bobs-goal")
     hidden = root / ".harnery" / "work" / "bobs" / "intent.json"
     os.chmod(hidden, 0o600)  # bob's umask on a copy: alice may no longer read it
     closed = root / ".harnery" / "work" / "bobs-dir"
     os.chmod(closed, 0o700)  # nor enter this directory
+    goal_dir = root / ".harnery" / "supervisors" / "bobs-goal"
+    os.chmod(goal_dir, 0o700)
 
     listed = accounts.harn_json(alice, root, "work", "list")
     ids = {item["id"]: item for item in listed["work"]}
@@ -117,3 +121,14 @@ def test_an_unreadable_file_in_a_readable_tree_is_a_problem_and_the_rest_shows(a
     assert "Permission denied" in problems[str(hidden)], problems
     assert any(path.startswith(str(closed)) and "Permission denied" in problem
                for path, problem in problems.items()), problems
+
+    # a serve loop (alice's console runs one) skips the goal it cannot read and goes on serving the others
+    served = accounts.run(alice, [accounts.python, "-c", (
+        "import json, sys, threading; from pathlib import Path; from harn_tui.core.layout import Layout; "
+        "from harn_tui.core.supervisor.serve import enrolled_goals, serve_round; "
+        "layout = Layout(Path(sys.argv[1])); goals = enrolled_goals(layout, []); "
+        "result = serve_round(layout, goals, {}, threading.Event(), None); print(json.dumps([goals, result.errors]))"),
+        str(root)])
+    assert served.returncode == 0, served.stderr
+    assert json.loads(served.stdout) == [["bobs-goal"], 0]
+    assert "goal bobs-goal is unreadable, skipped" in served.stderr, served.stderr

@@ -17,10 +17,12 @@ from __future__ import annotations
 import logging
 import os
 import signal
+import stat
 import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import FrameType
 from typing import Any
 
@@ -74,7 +76,19 @@ def enrolled_goals(layout: Layout, goal_ids: Sequence[str]) -> list[str]:
         names = sorted(os.listdir(layout.supervisors))
     except FileNotFoundError:
         return []
-    return [n for n in names if is_valid_id(n) and (layout.goal(n) / "goal.json").is_file()]
+    return [n for n in names if is_valid_id(n) and _holds_goal(layout.goal(n) / "goal.json")]
+
+
+def _holds_goal(path: Path) -> bool:
+    """A goal directory with its goal.json, or one this account may not look into (another member's directory
+    with the wrong mode): that goal is enrolled, found unreadable by its tick and skipped, and the others are
+    served, where a PermissionError here would stop the whole loop."""
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    except OSError:
+        return True
 
 
 @dataclass
