@@ -29,10 +29,13 @@ def init(ctx: Context) -> Result:
             shared = init_shared_tree(root, ctx.arg("shared")).to_json()
             if ctx.arg("agents"):  # the kit beside a shared tree: made as the group's members would make it
                 from harn_tui.agent.kit import init_agents_kit
-                from harn_tui.core.sharing import enter_tree
+                from harn_tui.core.sharing import enter_tree, give_to_group
 
                 enter_tree(shared["harnery"])
-                shared["agents"] = init_agents_kit(root, ctx.arg("agents")).to_json()
+                kit = init_agents_kit(root, ctx.arg("agents"))
+                give_to_group([kit.directory, *sorted({p.parent for p in kit.files}), *kit.files],
+                              os.stat(shared["harnery"]).st_gid)
+                shared["agents"] = kit.to_json()
             return Result(shared, 6 if shared["unrepaired"] else 0)
         if ctx.arg("agents"):
             from harn_tui.agent.kit import init_agents_kit

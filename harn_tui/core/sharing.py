@@ -13,6 +13,7 @@ import grp
 import os
 import pwd
 import stat
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -311,3 +312,15 @@ def require_readable(base: Path) -> None:
             pass
     except PermissionError as error:
         raise refused_read(base, error) from None
+
+
+def give_to_group(paths: Sequence[Path], group: int) -> None:
+    """Files this account made beside a shared tree for the group (the agents' starter kit: a team file, its
+    templates) get the group and the group's share of the owner's access, as entries of the tree do."""
+    for path in paths:
+        found = os.lstat(path)
+        if stat.S_ISLNK(found.st_mode) or found.st_uid != os.geteuid():
+            continue
+        if found.st_gid != group:
+            os.chown(path, -1, group, follow_symlinks=False)
+        os.chmod(path, wanted_mode(found))

@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import stat
 import subprocess
 from pathlib import Path
+from typing import Any
 
-from tests.accounts import Accounts
+from tests.accounts import Account, Accounts
+from tests.agent.kit import FAKE_CLI
 from tests.shared.conftest import mode_problems, walk
 
 PRIVATE = 0o077
@@ -143,3 +146,48 @@ def test_verify_reports_drift_and_init_shared_repairs_what_each_owner_may(accoun
                                        f"with {group} admits exactly its members")
     assert not (place / "carols").exists()
     assert subprocess.run(["ls", str(place)], capture_output=True, text=True).returncode == 0
+
+
+def test_an_agent_attempt_by_one_account_in_a_repository_the_group_shares(accounts: Accounts, place: Path) -> None:
+    """The agents' starter kit beside a shared tree in a group-shared git repository: bob (umask 077) runs the
+    worker, whose workspace is a worktree of alice's repository; alice reads its diff; the tree stays shared."""
+    alice, bob, group = accounts.alice, accounts.bob, accounts.group
+    fake = place / "fake_cli"
+    shutil.copytree(FAKE_CLI, fake, ignore=shutil.ignore_patterns("__pycache__"))
+    for path in (fake, *fake.rglob("*")):
+        path.chmod(0o755)
+    calls = place / "calls"
+    calls.mkdir()
+    calls.chmod(0o777)
+    project = place / "project"
+    env = {"PATH": f"{fake}:{Path(accounts.python).parent}:/usr/local/bin:/usr/bin:/bin",
+           "FAKE_CLI_RECORD_DIR": str(calls), "GIT_AUTHOR_NAME": "a", "GIT_AUTHOR_EMAIL": "a@example.org",
+           "GIT_COMMITTER_NAME": "a", "GIT_COMMITTER_EMAIL": "a@example.org"}
+
+    def run(who: Account, *command: str, umask: int = 0o022) -> subprocess.CompletedProcess[str]:
+        done = accounts.run(who, list(command), env=env, umask=umask, cwd=project if project.exists() else place)
+        assert done.returncode == 0, (who.name, command, done.stdout, done.stderr)
+        return done
+
+    def harn(who: Account, *args: str, umask: int = 0o022) -> Any:
+        return json.loads(run(who, accounts.python, "-m", "harn_tui", *args, "--json", umask=umask).stdout)
+
+    run(alice, "mkdir", str(project))
+    run(alice, "chgrp", group, str(project))
+    run(alice, "chmod", "2770", str(project))
+    run(alice, "git", "init", "-q", "--shared=group", "-b", "main", str(project))
+    run(alice, "git", "commit", "-q", "--allow-empty", "-m", "start")
+    for who in (alice, bob):  # git trusts a repository another account owns only when told so
+        run(who, "git", "config", "--global", "--add", "safe.directory", str(project))
+    assert harn(alice, "init", "--shared", group, "--agents", "claude-code")["agents"]["files"]
+    harn(bob, "supervisor", "create", "--team", "harn/team.json", "--replanning", "harn/replanning.json",
+         "--mission", "harn/mission.json", "--id", "goal-agents", umask=PRIVATE)
+    plan_id = harn(bob, "supervisor", "run", "goal-agents", umask=PRIVATE)["goal"]["pending_plan_id"]
+    harn(alice, "supervisor", "plan", "approve", "goal-agents", plan_id)
+    ran = harn(bob, "supervisor", "run", "goal-agents", umask=PRIVATE)
+    [item] = [w for w in ran["goal"]["work"] if w["active"]]
+    assert item["state"] == "in_review", ran
+    diff = harn(alice, "work", "diff", item["id"])
+    assert diff["workspace"]["kind"] == "git" and "+def greet(name):" in diff["diff"]
+    assert harn(alice, "verify") == {"ok": True, "problems": []}
+    assert mode_problems(project / ".harnery", accounts.gid) == []
