@@ -7,7 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +15,7 @@ import pytest
 
 from harn_tui.core.creation import init_tree
 from harn_tui.core.layout import Layout
+from tests.reliability.io_kit import Disk, mounted_tmpfs
 
 EXAMPLES = Path(__file__).parent / "fixtures" / "examples"
 
@@ -26,6 +27,13 @@ def root(tmp_path: Path) -> Path:
     directory.mkdir()
     init_tree(directory)
     return directory
+
+
+@pytest.fixture
+def disk(tmp_path: Path) -> Iterator[Disk]:
+    """A 4 MiB tmpfs mounted for the test, to fill (skipped, saying why, where mounting is impossible)."""
+    with mounted_tmpfs(tmp_path / "disk") as mounted:
+        yield mounted
 
 
 @pytest.fixture

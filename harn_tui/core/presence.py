@@ -20,6 +20,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from harn_tui.core.clock import now, now_iso
+from harn_tui.core.errors import is_system_refusal, refusals_as_system_refused
 from harn_tui.core.fsio import ensure_dir, is_temp_name, remove_stale_temps, temp_path_for
 from harn_tui.core.layout import Layout
 from harn_tui.core.reader_bounds import READ_FLAGS
@@ -65,21 +66,24 @@ def write_presence(path: Path, presence: Presence) -> None:
 
 def replace_file(path: Path, body: bytes) -> None:
     """Replace the status file at `path` atomically (a temporary file renamed over it); not fsynced: a heartbeat
-    lost in a crash is a heartbeat that stops, which is what it reports anyway."""
+    lost in a crash is a heartbeat that stops, which is what it reports anyway. A refusal by the system (a full
+    disk, a read-only tree) is SystemRefused naming the file; no temporary file stays behind when it can go."""
     ensure_dir(path.parent)
-    remove_stale_temps(path.parent)
-    temp = temp_path_for(path)
-    fd = open_new(temp, os.O_WRONLY | os.O_EXCL)
-    try:
-        os.write(fd, body)
-    finally:
-        os.close(fd)
-    try:
-        os.replace(temp, path)
-    except OSError:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temp)
-        raise
+    with refusals_as_system_refused(path):
+        remove_stale_temps(path.parent)
+        temp = temp_path_for(path)
+        fd = open_new(temp, os.O_WRONLY | os.O_EXCL)
+        try:
+            written = os.write(fd, body)
+            if written != len(body):
+                os.write(fd, body[written:])  # the rest: the system's own error, if it refuses
+            os.replace(temp, path)
+        except OSError:
+            with contextlib.suppress(OSError):
+                os.unlink(temp)
+            raise
+        finally:
+            os.close(fd)
 
 
 def age_s(updated_at: str, moment: datetime) -> float | None:
@@ -124,9 +128,15 @@ def remove_dead_here(layout: Layout, *, host: str | None = None) -> list[str]:
     here = safe_host() if host is None else host
     removed: list[str] = []
     for name, _ in _scan(layout, None, float("inf"), here, dead=True):
-        with contextlib.suppress(FileNotFoundError):
+        try:
             os.unlink(layout.presence / name)
-            removed.append(name)
+        except FileNotFoundError:
+            continue
+        except OSError as error:
+            if is_system_refusal(error):
+                break  # a read-only tree: readers skip dead heartbeats anyway
+            raise
+        removed.append(name)
     return removed
 
 
@@ -199,8 +209,12 @@ class Heartbeat:
         return presence
 
     def remove(self) -> None:
-        with contextlib.suppress(FileNotFoundError):
+        """Remove the heartbeat; one the system will not let go (a tree turned read-only) goes stale."""
+        try:
             os.unlink(self.path)
+        except OSError as error:
+            if not isinstance(error, FileNotFoundError) and not is_system_refusal(error):
+                raise
 
     def others(self) -> list[Presence]:
         """The other consoles present; the heartbeats of dead consoles on this host are removed on the way."""

@@ -14,7 +14,7 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,11 +27,13 @@ from textual.timer import Timer
 from textual.worker import Worker, WorkerState
 
 from harn_tui.console.model import ConsoleModel, ModelUpdate, SeenEvent
-from harn_tui.core.errors import HarnError, harn_error_of
+from harn_tui.core.errors import HarnError, SystemRefused, harn_error_of
 from harn_tui.core.layout import Layout
 from harn_tui.core.presence import HEARTBEAT_EVERY_S, Heartbeat, Presence, safe_host
 from harn_tui.core.service import ServiceStatus, live_services
+from harn_tui.core.write_probe import write_refusal
 from harn_tui.tui.dispatch import Request, run_request, tick_summary
+from harn_tui.tui.forms.base import TransitionForm
 from harn_tui.tui.messages import Dispatched, SupervisorStatus, TreeChanged
 from harn_tui.tui.screens.main import MainScreen
 from harn_tui.tui.watcher import TreeWatcher
@@ -102,6 +104,7 @@ class HarnConsole(App[None]):
         self._signals: list[int] = []
         self._beat_timer: Timer | None = None
         self.last_tick: str | None = None
+        self.presence_off: str | None = None
 
     # ----- lifecycle
 
@@ -234,8 +237,19 @@ class HarnConsole(App[None]):
         goal_id, focus = self._beat_key or (None, None)
         try:
             self.heartbeat.beat(goal_id, focus)
+        except SystemRefused as error:
+            if self.presence_off is None:
+                self.presence_off = error.message
+                self.note("warning", "presence is off", f"presence is off: {error.message}")
+                self.refresh_header_if_ready()
+            return
         except OSError as error:
             self.note("warning", "presence", f"could not write the presence heartbeat: {error}")
+            return
+        if self.presence_off is not None:
+            self.presence_off = None
+            self.note("information", "presence", "presence is on again: the heartbeat was written")
+            self.refresh_header_if_ready()
 
     def _heartbeat(self) -> None:
         self._write_beat()
@@ -267,6 +281,7 @@ class HarnConsole(App[None]):
             last_supervisor_event=model.last_supervisor_event if model is not None else None,
             last_tick=self.last_tick, services=self.services,
             own_service=(safe_host(), os.getpid()) if self.supervisor_running else None,
+            presence_off=self.presence_off if self.presence_enabled else None,
         ))
 
     # ----- notifications
@@ -355,6 +370,8 @@ class HarnConsole(App[None]):
 
         def on_report(goal_id: str, report: Any) -> None:
             self.post_message(SupervisorStatus("on", last_tick=f"{goal_id}: {tick_summary(report)}"))
+            if report.error is not None:  # serve backs this goal off and goes on with the others
+                self.post_message(SupervisorStatus("on", report.error.message))
 
         # fed by the console's one watcher; without one (a console that does not watch), serve watches itself
         watcher = self.watcher
@@ -377,10 +394,22 @@ class HarnConsole(App[None]):
     def on_supervisor_status(self, message: SupervisorStatus) -> None:
         if message.last_tick:
             self.last_tick = message.last_tick
+        if message.status == "on" and message.detail:  # a goal's io error: the loop keeps serving
+            self.note("error", "embedded supervisor", message.detail)
+            return
         self.supervisor_status = message.status if not message.detail else f"{message.status}: {message.detail}"
         if message.detail:
             self.note("warning", "embedded supervisor", f"{message.status}: {message.detail}")
         self.refresh_header_if_ready()
+
+    # ----- forms
+
+    def open_form(self, form: TransitionForm[Any], done: Callable[[Any], None]) -> None:
+        """Open a transition form, saying first when the system refuses writes to the tree (the operator learns
+        before typing that the decision may not be recorded; the core still tries, and says what happened)."""
+        refusal = write_refusal(self.layout)
+        form.writes_refused = refusal.message if refusal is not None else None
+        self.push_screen(form, callback=done)
 
     def refresh_header_if_ready(self) -> None:
         if any(isinstance(screen, MainScreen) for screen in self.screen_stack):

@@ -4,12 +4,8 @@ inputs) and the session prints them at the end, for docs/guide/reliability.md to
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
-
-from tests.reliability.io_kit import Disk, mounted_tmpfs
 
 _FIGURES: Counter[str] = Counter()
 
@@ -32,10 +28,3 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     terminalreporter.section("reliability figures (all with nothing lost)")
     for name in sorted(_FIGURES):
         terminalreporter.write_line(f"{_FIGURES[name]:>8}  {name}")
-
-
-@pytest.fixture
-def disk(tmp_path: Path) -> Iterator[Disk]:
-    """A 4 MiB tmpfs mounted for the test (skipped, saying why, where mounting is impossible)."""
-    with mounted_tmpfs(tmp_path / "disk") as mounted:
-        yield mounted

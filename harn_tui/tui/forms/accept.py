@@ -9,10 +9,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
-from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Select, Static
 
 from harn_tui.core.records import Finding
+from harn_tui.tui.forms.base import TransitionForm
 from harn_tui.tui.forms.validators import HINT, reason_bound
 from harn_tui.tui.text import literal
 
@@ -57,7 +57,7 @@ class FindingRow(Vertical):
         return None, (self.finding.id, choice, reason if choice == "deferred" else None)
 
 
-class AcceptForm(ModalScreen[AcceptAnswer | None]):
+class AcceptForm(TransitionForm[AcceptAnswer | None]):
     BINDINGS = [Binding("escape", "cancel", "Back"), Binding("ctrl+s", "submit", "Accept")]
 
     def __init__(self, work_id: str, context: Content, findings: list[Finding]) -> None:
@@ -69,6 +69,7 @@ class AcceptForm(ModalScreen[AcceptAnswer | None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="form-box"):
             yield Static(literal(f"Accept work {self.work_id}", "bold"), classes="form-title")
+            yield self.refusal_line()
             with VerticalScroll(classes="form-context"):
                 yield Static(self.context)
             with VerticalScroll(classes="form-rows"):

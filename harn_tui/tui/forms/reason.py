@@ -9,10 +9,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
-from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
 from harn_tui.core.records.common import REASON_MAX
+from harn_tui.tui.forms.base import TransitionForm
 from harn_tui.tui.forms.validators import HINT, counter_text, reason_bound
 from harn_tui.tui.text import literal
 
@@ -22,7 +22,7 @@ class ReasonAnswer:
     reason: str | None
 
 
-class ReasonForm(ModalScreen[ReasonAnswer | None]):
+class ReasonForm(TransitionForm[ReasonAnswer | None]):
     """`allowed=False` shows the context (e.g. why a retry is not eligible) with the submit button disabled."""
 
     BINDINGS = [Binding("escape", "cancel", "Back"), Binding("ctrl+s", "submit", "Submit")]
@@ -40,6 +40,7 @@ class ReasonForm(ModalScreen[ReasonAnswer | None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="form-box"):
             yield Static(literal(self.form_title, "bold"), classes="form-title")
+            yield self.refusal_line()
             with VerticalScroll(classes="form-context"):
                 yield Static(self.context)
             yield Input(placeholder=self.placeholder, id="reason", validators=[reason_bound(self.required)],

@@ -12,10 +12,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
-from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
 from harn_tui.core.records.common import FINDINGS_MAX
+from harn_tui.tui.forms.base import TransitionForm
 from harn_tui.tui.forms.validators import HINT, finding_bound, reason_bound
 from harn_tui.tui.text import literal
 
@@ -26,7 +26,7 @@ class ReopenAnswer:
     reason: str | None
 
 
-class ReopenForm(ModalScreen[ReopenAnswer | None]):
+class ReopenForm(TransitionForm[ReopenAnswer | None]):
     BINDINGS = [
         Binding("escape", "cancel", "Back"),
         Binding("ctrl+n", "add_finding", "Add finding"),
@@ -42,6 +42,7 @@ class ReopenForm(ModalScreen[ReopenAnswer | None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="form-box"):
             yield Static(literal(f"Reopen work {self.work_id}", "bold"), classes="form-title")
+            yield self.refusal_line()
             with VerticalScroll(classes="form-context"):
                 yield Static(self.context)
             with VerticalScroll(id="findings", classes="form-rows"):

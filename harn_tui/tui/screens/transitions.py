@@ -182,7 +182,7 @@ class TransitionActions:
                 self.console.dispatch(request(goal_id, plan_id, answer.reason), self._plan_events(goal_id, plan_id))
 
         form = ReasonForm(title, context, required=True, submit_label=submit, allowed=allowed)
-        self.console.push_screen(form, callback=done)
+        self.console.open_form(form, done)
 
     # ----- work verbs
 
@@ -203,7 +203,7 @@ class TransitionActions:
                 self.console.dispatch(requests.accept_work(work_id, answer.dispositions, answer.reason),
                                       self._work_events(work_id))
 
-        self.console.push_screen(AcceptForm(work_id, self._work_context(work), list(work.open_findings)), callback=done)
+        self.console.open_form(AcceptForm(work_id, self._work_context(work), list(work.open_findings)), done)
 
     def action_reopen_work(self) -> None:
         work = self.focused_work()
@@ -216,7 +216,7 @@ class TransitionActions:
                 self.console.dispatch(requests.reopen_work(work_id, answer.findings, answer.reason),
                                       self._work_events(work_id))
 
-        self.console.push_screen(ReopenForm(work_id, self._work_context(work)), callback=done)
+        self.console.open_form(ReopenForm(work_id, self._work_context(work)), done)
 
     def action_cancel_work(self) -> None:
         work = self.focused_work()
@@ -231,7 +231,7 @@ class TransitionActions:
                 self.console.dispatch(requests.cancel_work(work_id, answer.reason), self._work_events(work_id))
 
         form = ReasonForm(f"Cancel work {work_id}?", context, required=False, submit_label="Cancel work")
-        self.console.push_screen(form, callback=done)
+        self.console.open_form(form, done)
 
     def _approval_paths(self, approval_id: str) -> list[Path]:
         return [self.model.layout.approval(approval_id) / "decision.json"]
@@ -258,7 +258,7 @@ class TransitionActions:
                                       self._approval_paths(approval_id))
 
         form = ReasonForm(f"Deny request {approval_id}", context, required=False, submit_label="Deny")
-        self.console.push_screen(form, callback=done)
+        self.console.open_form(form, done)
 
     # ----- goal verbs
 

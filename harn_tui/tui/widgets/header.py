@@ -24,6 +24,7 @@ class HeaderState:
     last_tick: str | None = None
     services: tuple[ServiceStatus, ...] = ()  # the live ones
     own_service: tuple[str, int] | None = None  # (host, pid) of this console's embedded supervisor
+    presence_off: str | None = None  # why this console's heartbeat cannot be written (a full or read-only tree)
 
 
 def _service(status: ServiceStatus, own: tuple[str, int] | None) -> Content:
@@ -65,6 +66,8 @@ def _where(presence: Presence) -> str:
 def header_content(state: HeaderState) -> Content:
     others = len(state.others)
     present = "no other operator here" if not others else f"{others} other operator{'s' if others != 1 else ''} here"
+    if state.presence_off is not None:
+        present = "presence off"
     first = Content.assemble(
         ("harn ", "bold"), ("actor ", "dim"), literal(state.actor, "bold"), ("  · supervisor ", "dim"),
         literal(state.supervisor, "bold" if state.supervisor != "off" else ""), ("  · ", "dim"),
@@ -75,6 +78,9 @@ def header_content(state: HeaderState) -> Content:
         parts.append(Content.assemble(literal(presence.actor, "bold"), ("@", "dim"), literal(presence.host),
                                       (" on ", "dim"), literal(_where(presence))))
     second = Content.assemble(("here too: ", "dim"), Content("; ").join(parts)) if parts else Content("")
+    if state.presence_off is not None:  # the others do not see this console: say so, and why
+        off = Content.assemble(("presence off: ", "bold"), literal(state.presence_off))
+        second = off + Content("  · ") + second if parts else off
     last = state.last_supervisor_event
     tick: Content | None = None
     if state.last_tick:
@@ -82,7 +88,7 @@ def header_content(state: HeaderState) -> Content:
     elif last is not None:
         tick = Content.assemble(("last supervisor event ", "dim"), literal(f"{last.event} {last.target} {last.ts}"))
     if tick is not None:
-        second = second + Content("  · ") + tick if parts else tick
+        second = second + Content("  · ") + tick if second.plain else tick
     services = _services(state)
     if services is not None:
         second = services + Content("  · ") + second if second.plain else services
