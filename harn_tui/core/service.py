@@ -21,6 +21,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from harn_tui.core.clock import now, now_iso
+from harn_tui.core.errors import SystemRefused, is_system_refusal
 from harn_tui.core.fsio import is_temp_name
 from harn_tui.core.layout import Layout
 from harn_tui.core.presence import age_s, pid_alive, replace_file, safe_host
@@ -135,17 +136,21 @@ class ServiceHeartbeat:
             goals=list(goals), rounds=rounds, last_round_at=last_round_at, backoff_s=backoff_s,
             last_error=last_error, executor=self.executor,
         )
-        with contextlib.suppress(OSError):
+        with contextlib.suppress(OSError, SystemRefused):  # a full or read-only tree: the status goes stale
             remove_dead_here(self.layout, self.host)
             replace_file(self.path, (status.model_dump_json() + "\n").encode())
 
     def stop(self) -> None:
-        """Stop beating and remove the file (a clean stop leaves nothing behind)."""
+        """Stop beating and remove the file (a clean stop leaves nothing behind; one the system will not let go,
+        on a tree turned read-only, goes stale)."""
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout=self.every_s + 1)
-        with contextlib.suppress(FileNotFoundError):
+        try:
             os.unlink(self.path)
+        except OSError as error:
+            if not isinstance(error, FileNotFoundError) and not is_system_refusal(error):
+                raise
 
 
 def read_services(layout: Layout, host: str | None = None) -> tuple[list[SeenService], list[dict[str, str]]]:
