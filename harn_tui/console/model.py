@@ -12,11 +12,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from harn_tui.console.transcripts import TranscriptTails
-from harn_tui.console.views import STANDALONE, needs_human, standalone_goal
+from harn_tui.console.views import STANDALONE, standalone_goal
 from harn_tui.core.layout import Layout
 from harn_tui.core.leases import is_held
 from harn_tui.core.projection import GoalView, WorkResolver, project_goal
 from harn_tui.core.records import Proof, WorkEvent
+from harn_tui.core.rules import awaits_human
 from harn_tui.core.tree import ApprovalFiles, Tree, WorkFiles, bulk_allocation
 
 TRANSITION_EVENTS = frozenset({
@@ -320,7 +321,7 @@ class ConsoleModel:
         self._standalone_dirty = False
         resolver = WorkResolver(self.tree)
         views = (resolver.view(work_id) for work_id in self._standalone_ids)
-        items = [resolver.flagged(view, True) for view in views if view is not None and needs_human(view)]
+        items = [resolver.flagged(view, True) for view in views if view is not None and awaits_human(view)]
         before = self.standalone
         self.standalone = standalone_goal(items)
         if before is None or self.standalone is None:

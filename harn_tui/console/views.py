@@ -1,8 +1,8 @@
 """Read helpers the console renders: retry eligibility, work history, review queue, failing proofs.
 
 Pure functions of projected views and loaded records; the console shows these and computes no state of
-its own. The retry checks mirror the `plan retry` rules of SPEC section 6 one by one, so an operator sees
-which rule holds and which does not before typing a reason (the transition re-checks under the lease).
+its own. Retry eligibility is `plan retry`'s own checks (`core.rules`), so an operator sees which holds and
+which does not before typing a reason (the transition checks them again under the lease).
 """
 
 from __future__ import annotations
@@ -12,73 +12,36 @@ from dataclasses import dataclass
 
 from harn_tui.core.projection import AttemptView, GoalView, PlanView, WorkView
 from harn_tui.core.records import Disposition, Proof, WorkEvent
+from harn_tui.core.rules import Checks, latest_attention_plan, pending_approval, plan_reject, plan_retry
 
 STANDALONE = "(standalone)"  # the console's row for work that belongs to no goal; never a valid goal id
 
-REOPENABLE = frozenset({"in_review", "succeeded", "blocked", "cancelled"})
-CANCELLABLE = frozenset({"waiting", "ready", "awaiting_approval", "blocked", "in_review"})
 
 
-@dataclass(frozen=True)
-class Check:
-    label: str
-    ok: bool
-    detail: str
+def pending_proposal(goal: GoalView) -> PlanView | None:
+    """The latest plan while `plan reject` (and the first check of approve) holds for it: what both address."""
+    latest = goal.latest_plan
+    return latest if latest is not None and plan_reject(latest).holds else None
 
 
 @dataclass(frozen=True)
 class RetryEligibility:
+    """`plan retry`'s checks for the goal's most recent attention plan (none when no plan is in attention)."""
+
     plan_id: str | None
-    checks: tuple[Check, ...]
+    checks: Checks
 
     @property
     def eligible(self) -> bool:
-        return self.plan_id is not None and all(check.ok for check in self.checks)
-
-    @property
-    def blockers(self) -> list[Check]:
-        return [check for check in self.checks if not check.ok]
-
-
-def pending_proposal(goal: GoalView) -> PlanView | None:
-    """The latest plan when it is `proposed` (decision apply or complete): what approve and reject address."""
-    latest = goal.latest_plan
-    return latest if latest is not None and latest.status == "proposed" else None
-
-
-def latest_attention_plan(goal: GoalView) -> PlanView | None:
-    """The most recent plan in `attention`, latest or not."""
-    return next((p for p in reversed(goal.plans) if p.status == "attention"), None)
+        return self.plan_id is not None and self.checks.holds
 
 
 def retry_eligibility(goal: GoalView) -> RetryEligibility:
-    """Each rule of `plan retry` for the goal's most recent attention plan, in the order the core checks."""
-    target = latest_attention_plan(goal)
+    """Each check of `plan retry` for the goal's most recent attention plan, in the order the core applies them."""
+    target = latest_attention_plan(goal.plans)
     if target is None:
-        return RetryEligibility(None, (Check("a plan in attention", False, "no plan of this goal is in attention"),))
-    latest = goal.latest_plan
-    is_latest = latest is not None and latest.id == target.id
-    latest_detail = (
-        f"{target.id} is the latest plan" if is_latest
-        else f"{target.id} is not the latest plan (the latest is {latest.id if latest else '?'}, "
-             f"{latest.status if latest else '?'})"
-    )
-    root_same = target.request.prior_root_work_id == goal.active_root
-    print_same = target.request.graph_fingerprint == goal.graph_fingerprint
-    checks = (
-        Check("latest plan", is_latest, latest_detail),
-        Check("root unchanged", root_same,
-              f"the active root is still {goal.active_root}" if root_same
-              else f"the active root moved from {target.request.prior_root_work_id} to {goal.active_root}"),
-        Check("fingerprint unchanged", print_same,
-              "the active graph is unchanged since the plan was requested" if print_same
-              else "the active graph changed since the plan was requested"),
-        Check("mission not complete", not goal.mission_complete,
-              "the mission is complete" if goal.mission_complete else "the mission is not complete"),
-        Check("replan slot left", goal.replans_remaining > 0,
-              f"{goal.replans_remaining} of {goal.replans_used + goal.replans_remaining} replan slots left"),
-    )
-    return RetryEligibility(target.id, checks)
+        return RetryEligibility(None, Checks(()))
+    return RetryEligibility(target.id, plan_retry(goal, target))
 
 
 @dataclass(frozen=True)
@@ -160,26 +123,6 @@ def failing_proofs(goal: GoalView, proof_of: Callable[[str], Proof | None]) -> l
 def first_needing_human(goals: Sequence[GoalView]) -> GoalView | None:
     """The goal selected on start: the first awaiting a human decision, else the first goal."""
     return next((g for g in goals if g.needs_human), goals[0] if goals else None)
-
-
-def can_reopen(work: WorkView) -> bool:
-    return work.state in REOPENABLE
-
-
-def can_cancel(work: WorkView) -> bool:
-    return work.state in CANCELLABLE
-
-
-def pending_approval(work: WorkView) -> str | None:
-    """The approval this item waits on, if it is still undecided."""
-    if work.state == "awaiting_approval" and work.next_action == "resolve_approval":
-        return work.approval_id
-    return None
-
-
-def needs_human(work: WorkView) -> bool:
-    """In review, or parked on an undecided approval: what `harn pending` lists for work."""
-    return work.state == "in_review" or pending_approval(work) is not None
 
 
 def is_standalone(goal: GoalView | None) -> bool:

@@ -13,6 +13,7 @@ from harn_tui.core.layout import Layout
 from harn_tui.core.manifest import proof_of
 from harn_tui.core.projection import GoalView, PlanView, WorkResolver, WorkView, project_goal
 from harn_tui.core.reader_bounds import directory_problem
+from harn_tui.core.rules import pending_approval, work_accept
 from harn_tui.core.transitions.scope import owning_goal
 from harn_tui.core.tree import Tree, bulk_allocation
 from harn_tui.core.workspace_diff import committed_diff
@@ -229,10 +230,11 @@ def pending(layout: Layout) -> dict[str, Any]:
         item = owner.work_item(work_id) if owner is not None else resolver.view(work_id)
         if item is None or (owner is not None and not item.active):
             continue
-        if item.state == "in_review":
+        if work_accept(item).holds:
             rows.append(_row("review_work", goal_id, work_id=work_id, reason=item.reason))
-        if item.next_action == "resolve_approval" and item.approval_id:
-            rows.append(_row("approval", goal_id, work_id=work_id, approval_id=item.approval_id, reason=item.reason))
+        approval_id = pending_approval(item)
+        if approval_id:
+            rows.append(_row("approval", goal_id, work_id=work_id, approval_id=approval_id, reason=item.reason))
     return {"pending": rows}
 
 

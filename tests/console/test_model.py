@@ -10,10 +10,11 @@ import pytest
 from harn_tui.console.graph import graph_rows
 from harn_tui.console.model import ConsoleModel
 from harn_tui.console.views import retry_eligibility, review_queue
+from harn_tui.core.errors import Refused
 from harn_tui.core.layout import Layout
 from harn_tui.core.leases import HeldLease
 from harn_tui.core.records import AttemptStarted
-from harn_tui.core.transitions import decide_approval, reopen_work
+from harn_tui.core.transitions import decide_approval, reopen_work, retry_plan
 from tests.tui import builders as b
 from tests.tui import scenarios as s
 
@@ -105,10 +106,15 @@ def test_retry_eligibility_names_each_rule(layout: Layout) -> None:
     model = ConsoleModel.load(layout)
     eligible = retry_eligibility(model.goals[s.ATTENTION_GOAL])
     assert eligible.eligible and eligible.plan_id == s.ATTENTION_PLAN
-    assert [c.label for c in eligible.checks] == [
-        "latest plan", "root unchanged", "fingerprint unchanged", "mission not complete", "replan slot left"]
+    assert [c.name for c in eligible.checks.checks] == [
+        "latest plan", "in attention", "root unchanged", "fingerprint unchanged", "mission not complete",
+        "replan slot left"]
     stale = retry_eligibility(model.goals[s.STALE_GOAL])
-    assert not stale.eligible and [c.label for c in stale.blockers] == ["fingerprint unchanged"]
+    assert not stale.eligible and [c.name for c in stale.checks.failing] == ["fingerprint unchanged"]
+    with pytest.raises(Refused) as refused:  # the console's failing line is the core's refusal, word for word
+        retry_plan(layout, s.STALE_GOAL, s.STALE_PLAN, actor="alice", reason="go")
+    assert refused.value.message == stale.checks.failing[0].why
+    assert refused.value.message.startswith("stale graph: ")
     s.review_goal(layout)
     nothing = retry_eligibility(ConsoleModel.load(layout).goals[s.REVIEW_GOAL])
     assert nothing.plan_id is None and not nothing.eligible

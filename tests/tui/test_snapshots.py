@@ -40,15 +40,16 @@ def test_start_shows_the_approval_card_narrow(everything: Layout, console: Facto
 
 
 def test_attention_with_retry_eligible(layout: Layout, console: Factory, snap_compare: Any) -> None:
-    """Attention tab: why the goal stopped, the planner rationale, and `Retry plan …: ✔ eligible` with five
-    `✔ yes` rule lines; the footer offers r Retry plan."""
+    """Attention tab: why the goal stopped, the planner rationale, and `Retry plan …: ✔ eligible` with six
+    `✔ yes` check lines (the checks `plan retry` applies); the footer offers r Retry plan."""
     s.attention_goal(layout)
     assert snap_compare(console(), terminal_size=WIDE)
 
 
 def test_attention_with_retry_not_eligible(layout: Layout, console: Factory, snap_compare: Any) -> None:
     """Attention tab at 80x24 for a plan requested at another fingerprint: `✖ not eligible` and the failing
-    rule `✖ no  fingerprint unchanged: the active graph changed…`, listed right after why the goal stopped;
+    check `✖ no  fingerprint unchanged: stale graph: …` (the refusal `plan retry` would give, word for word),
+    listed right after why the goal stopped;
     the footer does not offer r (the transition is not legal now)."""
     s.attention_goal(layout, eligible=False)
     assert snap_compare(console(), terminal_size=NARROW)

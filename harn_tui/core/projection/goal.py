@@ -13,6 +13,15 @@ from harn_tui.core.projection.resolver import WorkResolver
 from harn_tui.core.projection.shape import goal_shape
 from harn_tui.core.projection.work import WorkView
 from harn_tui.core.records import GoalIntent
+from harn_tui.core.rules import (
+    GoalAction,
+    GoalDecision,
+    GoalSituation,
+    GoalState,
+    PlanStatus,
+    decide_goal,
+    goal_rule_1_corrupt,
+)
 from harn_tui.core.tree import GoalFiles, Tree
 
 
@@ -20,8 +29,8 @@ from harn_tui.core.tree import GoalFiles, Tree
 class GoalView:
     id: str
     title: str
-    state: str
-    next_action: str
+    state: GoalState
+    next_action: GoalAction
     reason: str
     intent: GoalIntent | None
     active_root: str | None
@@ -33,7 +42,7 @@ class GoalView:
     milestones_completed: int
     pending_plan_id: str | None
     attention_plan_id: str | None
-    latest_plan_status: str | None
+    latest_plan_status: PlanStatus | None
     governed_work_ids: tuple[str, ...]
     active_ids: tuple[str, ...]
     work: tuple[WorkView, ...]
@@ -41,6 +50,7 @@ class GoalView:
     problems: tuple[dict[str, str], ...]
     graph_fingerprint: str
     mission_complete: bool
+    rule: int = 0  # the number of the goal rule that decided `state` (0 for a view no rule decided)
 
     @property
     def needs_human(self) -> bool:
@@ -215,90 +225,23 @@ def _decide(
     latest = plans[-1] if plans else None
     by_id = {w.id: w for w in work}
     root_view = by_id.get(active_root or "")
-
-    def view(
-        state: str, action: str, reason: str, pending: str | None = None, attention: str | None = None
-    ) -> GoalView:
-        return GoalView(
-            id=goal.id, title=intent.title, state=state, next_action=action, reason=reason, intent=intent,
-            active_root=active_root, generation=len(applied), attempts_used=sum(w.attempts_used for w in work),
-            attempts_remaining=attempts_remaining, replans_used=replans_used, replans_remaining=replans_remaining,
-            milestones_completed=milestones, pending_plan_id=pending, attention_plan_id=attention,
-            latest_plan_status=latest.status if latest else None, governed_work_ids=tuple(governed),
-            active_ids=tuple(active_ids), work=work, plans=plans, problems=(), graph_fingerprint=fingerprint,
-            mission_complete=mission_complete,
-        )
-
-    if intent.mission is not None:
-        if mission_complete:
-            return view("succeeded", "none", "the mission is complete")
-    elif root_view is not None and root_view.state == "succeeded":
-        return view("succeeded", "none", f"root {active_root} succeeded")
-    running = [w for w in active if w.state == "running"]
-    if running or (latest is not None and latest.status == "planning"):
-        what = f"work {running[0].id} is running" if running else f"plan {latest.id if latest else ''} is planning"
-        return view("running", "wait", what)
-    auto = intent.automation
-    ready = [w for w in active if w.state == "ready"]
-    if ready and attempts_remaining > 0:
-        return view("ready", "run", f"work {ready[0].id} is ready to run")
-    in_review = [w for w in active if w.state == "in_review"]
-    if auto.accept_passing_proof and any(not w.open_findings for w in in_review):
-        return view("ready", "run", "passing work will be accepted (accept_passing_proof)")
-    retryable = [w for w in active if w.state == "blocked" and w.next_action == "retry"]
-    if auto.retry_blocked and retryable and attempts_remaining > 0:
-        return view("ready", "run", f"work {retryable[0].id} will be retried (retry_blocked)")
-    parked = [w for w in active if w.state == "awaiting_approval"]
-    if auto.resume_approved and any(w.approval_decided for w in parked):
-        return view("ready", "run", "an approved attempt will be resumed (resume_approved)")
-    if parked:
-        return view("awaiting_attention", "resolve_approval", f"approval {parked[0].approval_id} awaits a decision")
-    if in_review:
-        return view("awaiting_attention", "review", f"work {in_review[0].id} passed and awaits review")
-    if latest is not None and latest.status == "proposed":
-        return view("awaiting_attention", "review_plan", f"plan {latest.id} awaits review", pending=latest.id)
-    if (
-        latest is not None
-        and latest.status == "attention"
-        and latest.request.prior_root_work_id == active_root
-        and latest.request.graph_fingerprint == fingerprint
-        and not mission_complete
-    ):
-        why = f"plan {latest.id} needs attention: {latest.reason}"
-        if replans_remaining > 0:
-            return view("awaiting_attention", "retry_plan", why, attention=latest.id)
-        return view("awaiting_attention", "none", why + " (no replan slot left)", attention=latest.id)
-    if attempts_remaining == 0:
-        return view("budget_exhausted", "none", f"all {intent.limits.max_total_attempts} attempts are used")
-    if retryable:
-        return view("blocked", "retry", f"work {retryable[0].id} is blocked; an operator may retry it")
-    cancelled = [w for w in active if w.state == "cancelled"]
-    if replanning is not None and replans_remaining > 0 and not cancelled:
-        if intent.mission is not None and active_root is None:
-            return view("ready", "plan_initial", "the mission needs its first plan")
-        if intent.mission is not None and root_view is not None and root_view.state == "succeeded":
-            if latest is not None and latest.status == "reopened":
-                return view("ready", "plan_milestone", f"plan {latest.id} reopened the mission: {latest.reason}")
-            return view("ready", "plan_milestone", f"milestone root {active_root} succeeded; next milestone due")
-        return view("ready", "replan", _stuck_reason(active, latest))
-    if replanning is not None and replans_remaining == 0:
-        return view("budget_exhausted", "none", f"all {replanning.max_replans} replan slots are used")
-    if cancelled:
-        return view("blocked", "none", f"work {cancelled[0].id} was cancelled")
-    return view("blocked", "none", _stuck_reason(active, latest) + " and no replanning is configured")
-
-
-# a latest plan in one of these does not hold the goal; its reason reaches the next planner
-RELEASING_STATUSES = ("rejected", "retry_requested", "failed", "interrupted", "reopened")
-
-
-def _stuck_reason(active: list[WorkView], latest: PlanView | None) -> str:
-    blocked = [w for w in active if w.state == "blocked"]
-    if blocked:
-        return f"work {blocked[0].id} is blocked: {blocked[0].reason}"
-    if latest is not None and latest.status in RELEASING_STATUSES:
-        return f"plan {latest.id} {latest.status}" + (f": {latest.reason}" if latest.reason else "")
-    return "no scheduling action is legal in the active graph"
+    situation = GoalSituation(
+        id=goal.id, intent=intent, plans=plans, active_root=active_root,
+        root_state=root_view.state if root_view is not None else None, active=tuple(active),
+        attempts_remaining=attempts_remaining, replans_used=replans_used, replans_remaining=replans_remaining,
+        milestones_completed=milestones, mission_complete=mission_complete, graph_fingerprint=fingerprint,
+    )
+    decision = decide_goal(situation)
+    return GoalView(
+        id=goal.id, title=intent.title, state=decision.state, next_action=decision.next_action,
+        reason=decision.reason, intent=intent, active_root=active_root, generation=len(applied),
+        attempts_used=sum(w.attempts_used for w in work), attempts_remaining=attempts_remaining,
+        replans_used=replans_used, replans_remaining=replans_remaining, milestones_completed=milestones,
+        pending_plan_id=decision.pending_plan_id, attention_plan_id=decision.attention_plan_id,
+        latest_plan_status=latest.status if latest else None, governed_work_ids=tuple(governed),
+        active_ids=tuple(active_ids), work=work, plans=plans, problems=(), graph_fingerprint=fingerprint,
+        mission_complete=mission_complete, rule=decision.rule,
+    )
 
 
 def _milestones_completed(intent: GoalIntent, applied: list[PlanView], work: tuple[WorkView, ...]) -> int:
@@ -318,11 +261,14 @@ def _milestones_completed(intent: GoalIntent, applied: list[PlanView], work: tup
 
 def _corrupt_goal(goal: GoalFiles, reason: str) -> GoalView:
     intent = goal.intent
+    decision: GoalDecision | None = goal_rule_1_corrupt(reason)
+    assert decision is not None
     return GoalView(
-        id=goal.id, title=intent.title if intent else goal.id, state="corrupt", next_action="none", reason=reason,
+        id=goal.id, title=intent.title if intent else goal.id, state=decision.state, next_action=decision.next_action,
+        reason=decision.reason,
         intent=intent, active_root=None, generation=0, attempts_used=0, attempts_remaining=0, replans_used=0,
         replans_remaining=0, milestones_completed=0, pending_plan_id=None, attention_plan_id=None,
         latest_plan_status=None, governed_work_ids=(), active_ids=(), work=(), plans=(),
         problems=({"path": str(goal.directory), "problem": reason},), graph_fingerprint="",
-        mission_complete=False,
+        mission_complete=False, rule=decision.rule,
     )

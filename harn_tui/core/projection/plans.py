@@ -6,9 +6,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from harn_tui.core.records import PlanEvent, PlanRequest, PlanRevisionRequested, Proposal, ReviewReceipt
+from harn_tui.core.rules import PlanStatus
 from harn_tui.core.tree import PlanFiles, RevisionFiles
 
-OUTCOME_EVENTS = {
+OUTCOME_EVENTS: dict[str, PlanStatus] = {
     "plan.rejected": "rejected",
     "plan.retry_requested": "retry_requested",
     "plan.attention": "attention",
@@ -39,7 +40,7 @@ class PlanView:
     id: str
     sequence: int
     trigger: str
-    status: str
+    status: PlanStatus
     reason: str | None
     root_work_id: str | None
     work_ids: tuple[str, ...]
@@ -100,7 +101,7 @@ class PlanView:
         }
 
 
-def plan_status(plan: PlanFiles, loop_held: bool) -> tuple[str, str | None]:
+def plan_status(plan: PlanFiles, loop_held: bool) -> tuple[PlanStatus, str | None]:
     """(status, reason) by the first matching rule; reason is that of the event that set the status."""
     events = plan.events
     for event in events:

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harn_tui.core.records import Finding, WorkEvent
+from harn_tui.core.rules import AttemptStatus, WorkAction, WorkState
 from harn_tui.core.tree import ApprovalFiles, RunFiles, WorkFiles
 
 UNCHARGED_CLASSES = frozenset({"upstream", "environment"})
@@ -18,7 +19,7 @@ class AttemptView:
     run_id: str
     number: int
     trigger: str
-    status: str  # running | passed | failed | parked | lost
+    status: AttemptStatus
     class_: str | None
     reason: str | None
     summary: str | None
@@ -57,8 +58,8 @@ class WorkView:
 
     id: str
     title: str
-    state: str
-    next_action: str
+    state: WorkState
+    next_action: WorkAction
     reason: str
     active: bool
     attempts: tuple[AttemptView, ...]
@@ -202,7 +203,7 @@ def decide_work_state(
     fold: WorkFold,
     dependency_states: Mapping[str, str],
     approvals: Mapping[str, ApprovalFiles],
-) -> tuple[str, str, str]:
+) -> tuple[WorkState, WorkAction, str]:
     """(state, next_action, reason) by the first matching rule of SPEC section 5."""
     intent = work.intent
     max_attempts = intent.max_attempts if intent else 0

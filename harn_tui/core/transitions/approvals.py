@@ -9,6 +9,7 @@ from harn_tui.core.ids import check_id
 from harn_tui.core.journal import read_optional, read_record
 from harn_tui.core.layout import Layout
 from harn_tui.core.records import ApprovalDecision, ApprovalRequest
+from harn_tui.core.rules import approval_decide
 from harn_tui.core.transitions.arguments import clean_reason
 from harn_tui.core.transitions.outcome import Outcome, already_done, applied
 from harn_tui.core.transitions.scope import work_scope
@@ -42,14 +43,7 @@ def decide_approval(
             raise Refused(
                 f"approval {approval_id} is already decided: {VERDICT_WORDS[decided.verdict]} by {decided.actor}"
             )
-        view = scope.view
-        if view.state == "cancelled":
-            raise Refused(f"approval {approval_id} is moot: work {request.work_id} is cancelled")
-        if view.state != "awaiting_approval" or view.approval_id != approval_id:
-            raise Refused(
-                f"approval {approval_id} is moot: work {request.work_id} is {view.state} "
-                "and its attempt is no longer parked on it"
-            )
+        approval_decide(scope.view, approval_id).require()
         scope.repair_lost()
         decision = ApprovalDecision(
             approval_id=approval_id, verdict=verdict,

@@ -9,14 +9,13 @@ from harn_tui.core.errors import CorruptJournal, Refused
 from harn_tui.core.ids import check_id
 from harn_tui.core.layout import Layout
 from harn_tui.core.records import Disposition, Finding, WorkAccepted, WorkCancelled, WorkEvent, WorkReopened
+from harn_tui.core.rules import work_accept, work_cancel, work_reopen
 from harn_tui.core.transitions.arguments import check_dispositions, clean_findings, clean_reason
 from harn_tui.core.transitions.outcome import Outcome, already_done, applied
 from harn_tui.core.transitions.scope import WorkScope, require_work, work_scope
 from harn_tui.core.writer import append_event
 
 LIFECYCLE_EVENTS = frozenset({"work.accepted", "work.cancelled", "work.reopened", "attempt.started"})
-REOPENABLE = ("in_review", "succeeded", "blocked", "cancelled")
-CANCELLABLE = ("waiting", "ready", "awaiting_approval", "blocked", "in_review")
 
 
 def latest_operator_event(events: Iterable[WorkEvent]) -> WorkEvent | None:
@@ -65,9 +64,7 @@ def accept_work(
                 return already_done(last)
             raise Refused(f"work {work_id} is already accepted with different dispositions")
         view = scope.view
-        if view.state != "in_review":
-            raise Refused(f"work {work_id} is {view.state}, not in_review")
-        _check_disposed(work_id, [f.id for f in view.open_findings], given)
+        work_accept(view, given).require()
         attempt = view.latest_attempt
         assert attempt is not None
         run = scope.tree.runs.get(attempt.run_id)
@@ -76,20 +73,6 @@ def accept_work(
         return _append(
             scope, WorkAccepted, actor, run_id=attempt.run_id, proof_sha256=run.proof_sha256,
             dispositions=[d.model_dump(mode="json") for d in given], reason=reason,
-        )
-
-
-def _check_disposed(work_id: str, open_ids: list[str], given: list[Disposition]) -> None:
-    if given and not open_ids:
-        raise Refused(f"work {work_id} has no open finding; --dispose is not allowed")
-    unknown = [d.id for d in given if d.id not in open_ids]
-    if unknown:
-        raise Refused(f"unknown finding id {', '.join(unknown)} (open findings: {', '.join(open_ids)})")
-    missing = [finding_id for finding_id in open_ids if finding_id not in {d.id for d in given}]
-    if missing:
-        raise Refused(
-            f"findings not disposed: {', '.join(missing)}; every open finding needs "
-            "--dispose ID=fixed or --dispose ID=deferred:REASON"
         )
 
 
@@ -112,9 +95,7 @@ def reopen_work(
             if [f.statement for f in last.findings] == statements:
                 return already_done(last)
             raise Refused(f"work {work_id} is already reopened with different findings")
-        state = scope.view.state
-        if state not in REOPENABLE:
-            raise Refused(f"work {work_id} is {state}; reopen needs in_review, succeeded, blocked or cancelled")
+        work_reopen(scope.view).require()
         raised = [Finding(id=f"f{n}", statement=s, actor=actor) for n, s in enumerate(statements, start=1)]
         return _append(
             scope, WorkReopened, actor, findings=[f.model_dump(mode="json") for f in raised], reason=reason
@@ -132,11 +113,5 @@ def cancel_work(layout: Layout, work_id: str, *, actor: str, reason: str | None 
             if last.reason == reason:
                 return already_done(last)
             raise Refused(f"work {work_id} is already cancelled with a different reason")
-        state = scope.view.state
-        if state == "running":
-            raise Refused(f"work {work_id} is running; cancel is refused while an attempt runs")
-        if state not in CANCELLABLE:
-            raise Refused(
-                f"work {work_id} is {state}; cancel needs waiting, ready, awaiting_approval, blocked or in_review"
-            )
+        work_cancel(scope.view).require()
         return _append(scope, WorkCancelled, actor, reason=reason)

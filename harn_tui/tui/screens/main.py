@@ -20,9 +20,10 @@ from textual.widgets import Button, ContentSwitcher, DataTable, Static
 
 from harn_tui.console.history import OverTime, PastView
 from harn_tui.console.model import ConsoleModel, ModelUpdate
-from harn_tui.console.views import first_needing_human, pending_approval, review_queue
+from harn_tui.console.views import first_needing_human, review_queue
 from harn_tui.console.workspaces import diffable_attempts
 from harn_tui.core.projection import GoalView
+from harn_tui.core.rules import pending_approval
 from harn_tui.tui.commands import ConsoleCommands, bindings
 from harn_tui.tui.screens.diff import DiffScreen
 from harn_tui.tui.screens.transitions import PANELS, TransitionActions

@@ -13,17 +13,10 @@ from typing import TYPE_CHECKING, Any
 from textual.content import Content
 from textual.widget import Widget
 
-from harn_tui.console.views import (
-    can_cancel,
-    can_reopen,
-    is_standalone,
-    pending_approval,
-    pending_proposal,
-    retry_eligibility,
-)
+from harn_tui.console.views import is_standalone, pending_proposal, retry_eligibility
 from harn_tui.console.workspaces import diffable_attempts
 from harn_tui.core.projection import GoalView, WorkView
-from harn_tui.core.transitions.plans import reopen_refusal
+from harn_tui.core.rules import approval_decide, pending_approval, plan_reopen, work_accept, work_cancel, work_reopen
 from harn_tui.tui import dispatch as requests
 from harn_tui.tui.forms.accept import AcceptAnswer, AcceptForm
 from harn_tui.tui.forms.reason import ReasonAnswer, ReasonForm
@@ -93,23 +86,24 @@ class TransitionActions:
         if action in PLAN_ACTIONS:
             if goal is None or goal.state == "corrupt" or self.context() not in PLAN_CONTEXTS:
                 return False
-            latest = goal.latest_plan
             if action == "retry_plan":
-                return latest is not None and latest.status == "attention" and retry_eligibility(goal).eligible
+                return retry_eligibility(goal).eligible
             if action == "reopen_plan":
-                return latest is not None and reopen_refusal(goal, latest) is None
+                latest = goal.latest_plan
+                return latest is not None and plan_reopen(goal, latest).holds
             return pending_proposal(goal) is not None
         if action in WORK_ACTIONS:
             work = self.focused_work()
             if work is None:
                 return False
             if action == "accept_work":
-                return work.state == "in_review"
+                return work_accept(work).holds
             if action == "reopen_work":
-                return can_reopen(work)
+                return work_reopen(work).holds
             if action == "cancel_work":
-                return can_cancel(work)
-            return pending_approval(work) is not None
+                return work_cancel(work).holds
+            approval_id = pending_approval(work)
+            return approval_id is not None and approval_decide(work, approval_id).holds
         if action == "show_diff":
             work = self.focused_work()
             return work is not None and bool(diffable_attempts(work, self.model.proof))
@@ -159,7 +153,7 @@ class TransitionActions:
     def action_reopen_plan(self) -> None:
         goal = self.goal
         plan = goal.latest_plan if goal is not None else None
-        if goal is None or plan is None or reopen_refusal(goal, plan) is not None:
+        if goal is None or plan is None or not plan_reopen(goal, plan).holds:
             return
         goal_id, plan_id = goal.id, plan.id
         mission = goal.intent.mission if goal.intent is not None else None

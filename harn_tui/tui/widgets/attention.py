@@ -17,12 +17,11 @@ from harn_tui.console.views import (
     RetryEligibility,
     failing_proofs,
     is_standalone,
-    latest_attention_plan,
-    pending_approval,
     retry_eligibility,
     review_queue,
 )
 from harn_tui.core.projection import GoalView
+from harn_tui.core.rules import latest_attention_plan, pending_approval
 from harn_tui.tui.states import check_mark, state_content
 from harn_tui.tui.text import indent, label, lines, literal, under_root
 from harn_tui.tui.widgets.buttons import KeyButton
@@ -41,9 +40,9 @@ def eligibility_content(eligibility: RetryEligibility) -> Content:
     verdict = (Content.styled("✔ eligible", "bold green") if eligibility.eligible
                else Content.styled("✖ not eligible", "bold red"))
     parts = [Content.assemble(("Retry plan ", "bold"), literal(eligibility.plan_id, "bold"), ": ", verdict)]
-    for check in eligibility.checks:
-        parts.append(indent(Content.assemble(check_mark(check.ok), " ", (f"{check.label}: ", "bold"),
-                                             literal(check.detail))))
+    for check in eligibility.checks.checks:
+        parts.append(indent(Content.assemble(check_mark(check.holds), " ", (f"{check.name}: ", "bold"),
+                                             literal(check.why))))
     return lines(parts)
 
 
@@ -78,7 +77,7 @@ def attention_content(model: ConsoleModel, goal: GoalView) -> Content:
     if is_standalone(goal):
         parts.append(Content.styled("Work created on its own (`harn work create`), not by a goal: only the items "
                                     "waiting for a human are listed here; `harn work list` lists them all.", "dim"))
-    target = latest_attention_plan(goal)
+    target = latest_attention_plan(goal.plans)
     if target is not None:
         parts.append(eligibility_content(retry_eligibility(goal)))
         parts.append(_heading(f"Attention plan {target.id}"))
@@ -131,7 +130,7 @@ class AttentionPanel(Vertical):
             button.display = False
             return
         self.body.update(attention_content(model, goal), keep_scroll=same)
-        shown = goal.state != "corrupt" and latest_attention_plan(goal) is not None
+        shown = goal.state != "corrupt" and latest_attention_plan(goal.plans) is not None
         if button.display != shown:
             button.display = shown
         disabled = not retry_eligibility(goal).eligible

@@ -5,9 +5,10 @@ from __future__ import annotations
 from textual.content import Content
 
 from harn_tui.console.model import ConsoleModel
-from harn_tui.console.views import pending_approval, work_history
+from harn_tui.console.views import work_history
 from harn_tui.console.workspaces import workspace_line
 from harn_tui.core.projection import AttemptView, GoalView, WorkView
+from harn_tui.core.rules import pending_approval
 from harn_tui.tui.states import glyph, state_content, state_style
 from harn_tui.tui.text import indent, label, lines, literal, under_root
 from harn_tui.tui.widgets.content_view import ContentView
