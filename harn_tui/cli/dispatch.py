@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
-from typing import Any
 
 from harn_tui.cli import emit
 from harn_tui.cli import handlers as h
@@ -80,4 +79,4 @@ def dispatch(args: argparse.Namespace) -> int:
     return result.exit_code
 
 
-__all__ = ["ROUTES", "Any", "dispatch"]
+__all__ = ["ROUTES", "dispatch"]

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import partial
 
+from textual.actions import parse
 from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
@@ -64,7 +65,7 @@ COMMANDS: tuple[Command, ...] = (
 
 
 def action_name(command: Command) -> str:
-    return command.action.split("(", 1)[0]
+    return parse(command.action)[1]
 
 
 def bindings() -> list[Binding]:
@@ -81,7 +82,8 @@ class ConsoleCommands(Provider):
 
     def _legal(self) -> Iterator[Command]:
         for command in COMMANDS:
-            if self.screen.check_action(action_name(command), _parameters(command)):
+            _, name, parameters = parse(command.action)
+            if self.screen.check_action(name, parameters):
                 yield command
 
     def _run(self, command: Command) -> partial[object]:
@@ -105,10 +107,3 @@ class ConsoleCommands(Provider):
 def _display(command: Command) -> Content:
     shown = literal(command.title)
     return shown + Content.styled(f"  [{command.key}]", "dim") if command.key else shown
-
-
-def _parameters(command: Command) -> tuple[object, ...]:
-    if "(" not in command.action:
-        return ()
-    inner = command.action.split("(", 1)[1].rstrip(")")
-    return tuple(part.strip().strip("'\"") for part in inner.split(",") if part.strip())

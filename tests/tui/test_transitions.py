@@ -53,12 +53,12 @@ async def test_approve_from_the_keyboard_applies_the_plan_and_updates_the_panels
         assert "APPROVAL NEEDED" not in plans.body.text and not app.main.query_one("#plan-buttons").display
         assert "approve_plan" not in {b.binding.action for b in app.screen.active_bindings.values()}
         # a repeat of the same approval is idempotent: already done, nothing written
+        before = plan_events(everything, s.PLAN_GOAL, s.PENDING_PLAN)
         app.dispatch(requests.approve_plan(s.PLAN_GOAL, s.PENDING_PLAN))
         await settle(pilot, app)
         assert notices(app)[-1] == (f"information|already done|approve plan {s.PENDING_PLAN}: "
                                     "already done, nothing written")
-        assert len(plan_events(everything, s.PLAN_GOAL, s.PENDING_PLAN)) == len(
-            [e for e in plan_events(everything, s.PLAN_GOAL, s.PENDING_PLAN)])
+        assert plan_events(everything, s.PLAN_GOAL, s.PENDING_PLAN) == before
 
 
 async def test_approve_from_the_command_palette(everything: Layout, console: Factory) -> None:
