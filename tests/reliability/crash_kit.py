@@ -53,13 +53,16 @@ class Child:
 
 
 def run_cli(root: Path, argv: list[str], *, fault: str | None = None, trace: Path | None = None,
-            out: Path | None = None) -> Child:
-    """`harn --root ROOT ARGV...` in a forked child; `fault` is a `HARN_FAULT` value, `trace` a trace file."""
+            out: Path | None = None, user: int | None = None) -> Child:
+    """`harn --root ROOT ARGV...` in a forked child; `fault` is a `HARN_FAULT` value, `trace` a trace file;
+    `user` a uid (and gid) the child becomes first (root ignores file modes; `out` must be writable for it)."""
     out = out or root.parent / f".{root.name}.out"
     pid = fork()
     if pid == 0:  # pragma: no cover - the child always leaves by os._exit
         code = 70
         try:
+            if user is not None:
+                become(user)
             for key in [k for k in os.environ if k.startswith("HARN_")]:
                 del os.environ[key]
             os.environ.update(HARN_ACTOR="tester", HARN_LEASE_TIMEOUT_S="10", HARN_ATTEMPT_TIMEOUT_S="60")
@@ -78,6 +81,13 @@ def run_cli(root: Path, argv: list[str], *, fault: str | None = None, trace: Pat
             os._exit(code)
     _, status = os.waitpid(pid, 0)
     return Child(os.waitstatus_to_exitcode(status), out.read_text() if out.exists() else "")
+
+
+def become(uid: int) -> None:
+    """Drop to `uid` (its gid the same number, no supplementary groups): a forked child only."""
+    os.setgroups([])
+    os.setgid(uid)
+    os.setuid(uid)
 
 
 def fork() -> int:

@@ -4,6 +4,11 @@ exits 6, the runner's finish note says why, and once space returns the attempt i
 
 from __future__ import annotations
 
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -12,12 +17,16 @@ import pytest
 from harn_tui.core.creation import create_work, init_tree
 from harn_tui.core.finish_note import UNRECORDED
 from harn_tui.core.layout import Layout
+from harn_tui.core.queries import show_goal
+from tests.conftest import harn_env
+from tests.goal_kit import GoalKit
 from tests.reliability.conftest import Figures
 from tests.reliability.crash_kit import check_invariants, log_lines, run_cli
 from tests.reliability.io_kit import Disk
-from tests.reliability.transitions_under_test import PROOF, goal_kit, make_root
+from tests.reliability.transitions_under_test import PROOF, goal_kit, make_root, passing
 
 WORK = "w-fills"
+NO_SPACE = "No space left on device (ENOSPC)"
 # the first run fills the disk (a marker beside the template says it did), then prints or exits; later runs pass
 FILLS = f"""#!/bin/sh
 if [ ! -e "$0.filled" ]; then
@@ -49,6 +58,13 @@ def attempts_of(root: Path, work_id: str, out: Path) -> list[dict[str, Any]]:
     child = run_cli(root, ["work", "show", work_id, "--json"], out=out)
     assert child.code == 0, child.stdout
     return list(child.document()["attempts"])
+
+
+def wait_for(condition: Callable[[], bool], timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "condition not met in time"
+        time.sleep(0.05)
 
 
 def tree_on(disk: Disk) -> Layout:
@@ -109,4 +125,39 @@ def test_a_tick_whose_attempt_fills_the_disk_stops_with_io_error(
     assert again.document()["goal"]["work"][0]["state"] == "in_review", again.stdout
     statuses = [(a["status"], a["class"]) for a in attempts_of(layout.root, root_work, out)]
     assert statuses == [("failed", "environment"), ("passed", None)]
+    check_invariants(layout)
+
+
+def test_serve_on_a_full_disk_backs_off_says_why_and_serves_every_goal_once_space_returns(
+    disk: Disk, tmp_path: Path
+) -> None:
+    """A real `harn supervisor serve` over two ready goals while the disk is full: each goal's tick fails in one
+    line naming the path and ENOSPC, retried 1 s, then 2 s later, never a traceback; freed, both goals' roots
+    pass without a restart, and SIGTERM ends the loop cleanly."""
+    layout = tree_on(disk)
+    template = passing(tmp_path)
+    goals = []
+    for name in ("a", "b"):
+        root_work = make_root(layout, f"root-{name}", template=template, accept=("done",))
+        goals.append(GoalKit(layout, tmp_path / name).create(root_work=root_work, goal_id=f"goal-{name}",
+                                                              options={"retry_blocked": True}))
+    log = tmp_path / "serve.log"
+    disk.fill()
+    with log.open("w") as sink:
+        serve = subprocess.Popen(
+            [sys.executable, "-m", "harn_tui", "--root", str(layout.root), "supervisor", "serve",
+             "--wake-interval", "0.2"], stdout=sink, stderr=subprocess.STDOUT, env=harn_env(),
+        )
+    try:
+        wait_for(lambda: log.read_text().count("trying it again in 2 s") >= 2, timeout=30)
+        text = log.read_text()
+        for goal_id in goals:
+            assert f"goal {goal_id}: cannot write {layout.base}/" in text and NO_SPACE in text, text
+        disk.free()
+        wait_for(lambda: all(show_goal(layout, g).work[0].state == "in_review" for g in goals), timeout=60)
+    finally:
+        disk.free()
+        serve.send_signal(signal.SIGTERM)
+        code = serve.wait(timeout=30)
+    assert code == 0 and "Traceback" not in log.read_text(), log.read_text()
     check_invariants(layout)
