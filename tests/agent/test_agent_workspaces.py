@@ -99,3 +99,28 @@ def test_an_existing_branch_is_reused_and_a_detached_main_checkout_is_untouched(
     assert again.base == git(repository, "rev-parse", "harn/w/r").strip()
     discard_worktree(repository, path)
     assert git(repository, "status", "--porcelain", "--branch") == before
+
+
+def test_in_a_goal_ask_first_parks_the_goal_and_a_denial_stops_it_for_a_human(
+    layout: Layout, team: Path, fakes: Path, tmp_path: Path
+) -> None:
+    from harn_tui.agent import agent_parameters, write_agent_template
+    from harn_tui.core.creation import GoalOptions, create_supervisor
+    from harn_tui.core.supervisor import run_goal
+
+    parameters = agent_parameters(worker="worker", judge="judge", ask_first=True, where=tmp_path)
+    template = write_agent_template(tmp_path / "implement.py", parameters)  # members from the goal's own team
+    work_id = agent_work(layout, template)
+    create_supervisor(layout, team_file=team, root_work=work_id, options=GoalOptions(goal_id="goal-agents"))
+    parked = run_goal(layout, "goal-agents")
+    assert parked.stop_reason == "needs_human"
+    assert parked.goal is not None and parked.goal.next_action == "resolve_approval"
+    [planning] = recorded(fakes, "worker-plan")
+    assert json.loads(planning["prompt"].split("Request:\n", 1)[1])["instructions"] == "You are the worker."
+    [approval] = [p for p in layout.approvals.iterdir()]
+    decide_approval(layout, approval.name, verdict="deny", actor="bob", reason="not this way")
+    stopped = run_goal(layout, "goal-agents")
+    assert stopped.goal is not None
+    [item] = [w for w in stopped.goal.work if w.id == work_id]
+    assert (item.state, item.next_action) == ("blocked", "none") and "not this way" in item.reason
+    assert stopped.stop_reason in ("needs_human", "blocked") and recorded(fakes, "worker") == []
