@@ -56,6 +56,10 @@ class Disk:
         return os.statvfs(self.mount).f_bavail == 0
 
 
+class MountImpossible(Exception):
+    """A tmpfs cannot be mounted here (not root, or no mount permission in a container)."""
+
+
 def mount_problem() -> str | None:
     """Why a tmpfs cannot be mounted here, or None."""
     if os.geteuid() != 0:
@@ -64,21 +68,32 @@ def mount_problem() -> str | None:
 
 
 @contextlib.contextmanager
-def mounted_tmpfs(mount: Path, size: str = "4m") -> Iterator[Disk]:
+def tmpfs(mount: Path, size: str = "4m") -> Iterator[Disk]:
     """A private tmpfs of `size` at `mount` (created), unmounted afterwards (lazily, should a child still hold
-    a file in it)."""
+    a file in it); MountImpossible saying why where it cannot be mounted."""
     problem = mount_problem()
     if problem is not None:
-        pytest.skip(problem)
+        raise MountImpossible(problem)
     mount.mkdir(parents=True, exist_ok=True)
     done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size},mode=0755", f"harn-io-{uuid.uuid4().hex[:6]}",
                            str(mount)], capture_output=True, text=True)
     if done.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs at {mount}: {done.stderr.strip() or done.returncode}")
+        raise MountImpossible(f"cannot mount a tmpfs at {mount}: {done.stderr.strip() or done.returncode}")
     try:
         yield Disk(mount)
     finally:
         subprocess.run(["umount", "-l", str(mount)], capture_output=True)
+
+
+@contextlib.contextmanager
+def mounted_tmpfs(mount: Path, size: str = "4m") -> Iterator[Disk]:
+    """`tmpfs` for a test: skipped, saying why, where it cannot be mounted."""
+    with contextlib.ExitStack() as stack:
+        try:
+            disk = stack.enter_context(tmpfs(mount, size))
+        except MountImpossible as impossible:
+            pytest.skip(str(impossible))
+        yield disk
 
 
 def projection_of(layout: Layout) -> dict[str, Any]:

@@ -66,10 +66,12 @@ def install_logging(log: CommandLog) -> None:
                 raise
             return seen["outcome"]
 
+        words, _, target = request.title.rpartition(" ")
+        verb = VERBS.get(words, words)
+        token = log.begin(via="console", verb=verb, target=target, goal=None, title=request.title)
         t0 = time.monotonic()
         result = real_run_request(layout, actor, Request(request.title, call))
-        words, _, target = request.title.rpartition(" ")
-        entry: dict[str, Any] = {"via": "console", "verb": VERBS.get(words, words), "target": target,
+        entry: dict[str, Any] = {"via": "console", "verb": verb, "target": target, "token": token,
                                  "goal": None, "title": request.title, "t0": t0, "t1": time.monotonic()}
         if "outcome" in seen:
             entry.update(exit=0, doc=seen["outcome"].to_json())

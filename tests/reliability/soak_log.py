@@ -1,5 +1,8 @@
 """The race soak's command log: one JSON line per transition a worker or console issued, with its outcome.
 
+A participant first writes a `pending` entry with a `token`, then the same `token` with the outcome: a
+participant killed in between leaves the pending entry alone (the command may or may not have been applied).
+
 An entry: `actor`, `n` (1-based per actor), `via` (`cli` in-process, `subprocess`, `console`), `verb` (e.g.
 `plan approve`), `target` (the plan, work or approval id it addressed), `goal` (for plan verbs), `argv` (the
 CLI arguments, when it came through the CLI), `exit` (0, 2, 3, 4, 5; anything else is a crash), `doc` (the JSON
@@ -10,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 from pathlib import Path
 from typing import IO, Any
 
@@ -31,6 +35,12 @@ class CommandLog:
         self.count += 1
         self._file.write(json.dumps({"actor": self.actor, "n": self.count, **entry}, ensure_ascii=False) + "\n")
         self._file.flush()
+
+    def begin(self, **entry: Any) -> str:
+        """Say a command is about to run; returns the token its outcome entry carries."""
+        token = f"{os.getpid()}-{self.count + 1}"
+        self.write(pending=True, token=token, **entry)
+        return token
 
     def close(self) -> None:
         self._file.close()

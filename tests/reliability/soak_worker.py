@@ -82,10 +82,11 @@ class Worker:
 
     def issue(self, verb: str, target: str, argv: list[str], goal: str | None = None) -> None:
         via = "subprocess" if self.rng.random() < SUBPROCESS_SHARE else "cli"
+        token = self.log.begin(via=via, verb=verb, target=target, goal=goal, argv=argv)
         t0 = time.monotonic()
         code, doc = self.cli(argv, via)
         self.log.write(via=via, verb=verb, target=target, goal=goal, argv=argv, exit=code, doc=doc, t0=t0,
-                       t1=time.monotonic())
+                       t1=time.monotonic(), token=token)
 
     # ----- what there is
 
