@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harn_tui.agent.git import run_git
+from harn_tui.agent.git import GitFailure, run_git
 from harn_tui.agent.parameters import AgentParameters
 from harn_tui.agent.script import write_agent_template
 from harn_tui.agent.workspace import repository_of
@@ -175,6 +175,13 @@ def _shown(directory: Path, root: Path) -> str:
 
 
 def _notes(root: Path) -> tuple[str, ...]:
+    try:
+        return _repository_notes(root)
+    except GitFailure as error:
+        return (f"{error.message}: the agents work in a git worktree, so install git",)
+
+
+def _repository_notes(root: Path) -> tuple[str, ...]:
     repository = repository_of(root)
     if repository is None:
         return (f"{root} is not inside a git repository: the agents work in a git worktree, so run `git init` "

@@ -145,6 +145,12 @@ class AgentRun:
     # ----- 1. workspace
 
     def _prepare_workspace(self) -> Path:
+        try:
+            return self._build_workspace()
+        except GitFailure as error:  # git itself missing or failing outside the steps that name their failure
+            raise Stop(f"the workspace cannot be built: {error.message}", "environment") from None
+
+    def _build_workspace(self) -> Path:
         mode = self.parameters.workspace
         layout = self.attempt.layout
         root = layout.root if layout is not None else self.attempt.scratch

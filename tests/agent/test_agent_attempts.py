@@ -248,3 +248,14 @@ def test_a_runner_killed_mid_agent_leaves_a_workspace_verify_names_and_the_next_
     assert not Path(leftover["path"]).exists()
     assert verify_tree(layout) == []
     assert git(repository, "worktree", "list", "--porcelain").count("worktree ") == 1
+
+
+def test_git_missing_is_an_environment_failure(
+    layout: Layout, team: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    template = agent_template(tmp_path / "implement.py", team)
+    work_id = agent_work(layout, template)
+    monkeypatch.setenv("PATH", str(Path(sys.executable).parent))
+    result = run_work(layout, work_id, actor="alice", retry=False)
+    assert (result.status, result.class_) == ("failed", "environment")
+    assert "git is not installed" in (result.reason or "")
