@@ -259,3 +259,42 @@ def test_git_missing_is_an_environment_failure(
     result = run_work(layout, work_id, actor="alice", retry=False)
     assert (result.status, result.class_) == ("failed", "environment")
     assert "git is not installed" in (result.reason or "")
+
+
+COMMAND_MEMBER = """
+import json, os, sys
+request = json.load(sys.stdin)
+seen = {"role": os.environ["HARN_ROLE"], "cwd": os.getcwd(), "deadline": os.environ.get("HARN_DEADLINE"),
+        "input_role": request["role"]}
+with open(os.environ["SEEN_DIR"] + "/" + request["role"] + ".json", "w") as out:
+    json.dump(seen, out)
+if request["role"] == "worker":
+    open("done.txt", "w").write("done by a command worker\\n")
+    print("wrote done.txt")
+else:
+    print(json.dumps({"summary": "looked", "criteria": [
+        {"criterion": c, "status": "satisfied", "evidence": "done.txt" if "done.txt" in request["diff"] else "?"}
+        for c in request["work"]["acceptance"]]}))
+"""
+
+
+def test_command_members_get_their_role_their_input_on_stdin_and_the_workspace_as_cwd(
+    layout: Layout, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    directory = tmp_path / "command-kit"
+    directory.mkdir()
+    (directory / "member.py").write_text(COMMAND_MEMBER)
+    team = directory / "team.json"
+    team.write_text(json.dumps({m: {"adapter": "command", "argv": [sys.executable, "./member.py"],
+                                    "instructions": f"the {m}"} for m in ("worker", "judge")}))
+    monkeypatch.setenv("SEEN_DIR", str(tmp_path))
+    template = agent_template(tmp_path / "implement.py", team)
+    result = run_work(layout, agent_work(layout, template), actor="alice", retry=False)
+    assert result.status == "passed", result.reason
+    workspace = str(layout.run(result.run_id) / "scratch" / "workspace")
+    for role in ("worker", "judge"):
+        seen = json.loads((tmp_path / f"{role}.json").read_text())
+        assert (seen["role"], seen["input_role"], seen["cwd"]) == (role, role, workspace)
+        assert seen["deadline"] and seen["deadline"].endswith("Z")
+    assert "wrote done.txt" in transcript_lines(layout, result.run_id)
+    assert proof(layout, result.run_id)["acceptance"][0]["evidence"] == "done.txt"
