@@ -32,6 +32,8 @@ RATIONALE = ("The lexer fix failed twice on nested brackets. Split the work: fir
              "then verify the suite on the fixtures.")
 CONSOLE_START_S = 60.0
 
+pytestmark = pytest.mark.timeout(300)  # about 40 s alone; a loaded machine starts each console slowly
+
 
 @pytest.fixture
 def shop() -> Iterator[Layout]:
