@@ -20,7 +20,7 @@ from benchmarks.patterns import GOAL_KINDS, READY, SUCCEEDED, Step
 from benchmarks.shapes import PLANS_PER_GOAL, TreeShape
 from benchmarks.sink import Sink
 
-GENERATOR_VERSION = 3
+GENERATOR_VERSION = 4
 GOAL_SPACING_S = 6 * 3600
 TEMPLATE_ID = "step"
 
@@ -275,7 +275,7 @@ class GoalWriter:
     ) -> None:
         events: list[tuple[str, str, dict[str, Any]]] = []
         if proposed and reviewed_apply and self.reviewed:
-            events.append(("plan.reviewed", "supervisor", {"candidate_sha256": self._candidate_sha256}))
+            events.append(("plan.reviewed", "supervisor", {"candidate_sha256": self._candidate_sha256, "round": 0}))
         if proposed:
             events.append(("plan.proposed", "supervisor", {}))
         for name, payload in outcome:

@@ -100,6 +100,7 @@ def replanning(planner: str, reviewers: list[str], per_plan: int, templates: dic
         "max_replans": 10,
         "max_work_items_per_plan": max(per_plan, 1),
         "max_total_work_items": 1000,
+        "max_revision_rounds": 0,
         "templates": templates,
     }
 
