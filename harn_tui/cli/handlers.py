@@ -104,7 +104,8 @@ def fault_points(ctx: Context) -> Result:
 def tui(ctx: Context) -> Result:
     from harn_tui.tui.launch import run_console
 
-    run_console(ctx.layout(), actor=ctx.actor, supervisor=not ctx.arg("no_supervisor"))
+    bell = not ctx.arg("no_bell") and os.environ.get("HARN_BELL", "1") != "0"
+    run_console(ctx.layout(), actor=ctx.actor, supervisor=not ctx.arg("no_supervisor"), bell=bell)
     return Result(None)
 
 

@@ -89,6 +89,8 @@ def build_parser() -> Parser:
     _leaf(groups, "fault-points", "list the fault-injection points")
     tui = _leaf(groups, "tui", "the operator console")
     tui.add_argument("--no-supervisor", action="store_true", help="do not run the embedded supervisor loop")
+    tui.add_argument("--no-bell", action="store_true",
+                     help="do not ring the terminal bell when a new decision arrives (also HARN_BELL=0)")
     demo = _leaf(groups, "demo", "build a demo tree with scripted specialists and open the console")
     demo.add_argument("--no-tui", action="store_true", help="build the demo tree and print its state only")
     demo.add_argument("dir", nargs="?", help="where to build the demo tree (default: a new temp directory)")

@@ -9,10 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
+from harn_tui.core.decisions import Decision, decisions_of
 from harn_tui.core.projection import AttemptView, GoalView, PlanView, WorkView
 from harn_tui.core.records import Disposition, Proof, WorkEvent
 from harn_tui.core.rules import Checks, latest_attention_plan, pending_approval, plan_reject, plan_retry
+
+if TYPE_CHECKING:
+    from harn_tui.console.model import ConsoleModel
 
 STANDALONE = "(standalone)"  # the console's row for work that belongs to no goal; never a valid goal id
 
@@ -149,3 +154,9 @@ def standalone_goal(items: Sequence[WorkView]) -> GoalView | None:
         active_ids=tuple(w.id for w in ordered), work=ordered, plans=(), problems=(), graph_fingerprint="",
         mission_complete=False,
     )
+
+
+def console_decisions(model: ConsoleModel) -> list[Decision]:
+    """The decisions waiting for a human anywhere in the console's tree, in the order of `harn pending`."""
+    standalone = model.standalone.work if model.standalone is not None else ()
+    return decisions_of(model.goal_list(), standalone)

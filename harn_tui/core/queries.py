@@ -13,7 +13,6 @@ from harn_tui.core.layout import Layout
 from harn_tui.core.manifest import proof_of
 from harn_tui.core.projection import GoalView, PlanView, WorkResolver, WorkView, project_goal
 from harn_tui.core.reader_bounds import directory_problem
-from harn_tui.core.rules import pending_approval, work_accept
 from harn_tui.core.transitions.scope import owning_goal
 from harn_tui.core.tree import Tree, bulk_allocation
 from harn_tui.core.workspace_diff import committed_diff
@@ -214,34 +213,15 @@ def list_work(layout: Layout) -> dict[str, Any]:
 
 
 def pending(layout: Layout) -> dict[str, Any]:
-    """Every decision waiting for a human, across goals and standalone work."""
+    """Every decision waiting for a human, across goals and standalone work, oldest first."""
+    from harn_tui.core.decisions import decisions_of
+
     tree = Tree.load(layout)
     view = project_tree(tree)
-    rows: list[dict[str, Any]] = []
     resolver = WorkResolver(tree)
-    for goal in view.goals:
-        if goal.pending_plan_id:
-            rows.append(_row("review_plan", goal.id, plan_id=goal.pending_plan_id, reason=goal.reason))
-        if goal.attention_plan_id and goal.next_action == "retry_plan":
-            rows.append(_row("retry_plan", goal.id, plan_id=goal.attention_plan_id, reason=goal.reason))
-    for work_id in sorted(tree.work):
-        goal_id = view.owner.get(work_id)
-        owner = view.goal(goal_id) if goal_id else None
-        item = owner.work_item(work_id) if owner is not None else resolver.view(work_id)
-        if item is None or (owner is not None and not item.active):
-            continue
-        if work_accept(item).holds:
-            rows.append(_row("review_work", goal_id, work_id=work_id, reason=item.reason))
-        approval_id = pending_approval(item)
-        if approval_id:
-            rows.append(_row("approval", goal_id, work_id=work_id, approval_id=approval_id, reason=item.reason))
-    return {"pending": rows}
-
-
-def _row(kind: str, goal_id: str | None, *, plan_id: str | None = None, work_id: str | None = None,
-         approval_id: str | None = None, reason: str | None = None) -> dict[str, Any]:
-    return {"kind": kind, "goal_id": goal_id, "plan_id": plan_id, "work_id": work_id,
-            "approval_id": approval_id, "reason": reason}
+    standalone = [item for work_id in sorted(tree.work) if work_id not in view.owner
+                  and (item := resolver.view(work_id)) is not None]
+    return {"pending": [decision.to_json() for decision in decisions_of(view.goals, standalone)]}
 
 
 def approval_document(tree: Tree, approval_id: str) -> dict[str, Any]:

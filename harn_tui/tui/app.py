@@ -27,6 +27,8 @@ from textual.timer import Timer
 from textual.worker import Worker, WorkerState
 
 from harn_tui.console.model import ConsoleModel, ModelUpdate, SeenEvent
+from harn_tui.console.views import console_decisions
+from harn_tui.core.decisions import Decision
 from harn_tui.core.errors import HarnError, SystemRefused, harn_error_of
 from harn_tui.core.layout import Layout
 from harn_tui.core.presence import HEARTBEAT_EVERY_S, Heartbeat, Presence, safe_host
@@ -79,7 +81,7 @@ class HarnConsole(App[None]):
 
     def __init__(self, layout: Layout, *, actor: str, supervisor: bool = False, model: ConsoleModel | None = None,
                  watch: bool = True, presence: bool = True, root_label: str | None = None,
-                 watcher: TreeWatcher | None = None) -> None:
+                 watcher: TreeWatcher | None = None, bell: bool = True) -> None:
         super().__init__()
         if "TEXTUAL_ANIMATIONS" not in os.environ:
             # no sliding tab underlines or smooth scrolls: each is a dozen frames over a slow link
@@ -105,12 +107,16 @@ class HarnConsole(App[None]):
         self._beat_timer: Timer | None = None
         self.last_tick: str | None = None
         self.presence_off: str | None = None
+        self.ring_bell = bell
+        self.decisions: list[Decision] = []
+        self.bells = 0  # how often a new decision rang the bell (for tests and the record)
 
     # ----- lifecycle
 
     def on_mount(self) -> None:
         if self.model is None:
             self.model = ConsoleModel.load(self.layout)
+        self.decisions = console_decisions(self.model)
         self.push_screen(MainScreen(self.model))
         if self.watch_tree:
             self.watcher = self.watcher or TreeWatcher(self.layout.base)
@@ -205,11 +211,24 @@ class HarnConsole(App[None]):
             self.others = others
         if update.services:
             header = self._read_services() or header
+        if update.goals:
+            header = self._note_decisions() or header
         self.main.model_updated(update)
         for seen in update.transitions_by_others(self.actor):
             self.note("information", f"{seen.actor}", _describe(seen))
         if header:
             self.refresh_header()
+
+    def _note_decisions(self) -> bool:
+        """Recompute the decision queue; a decision not waiting before rings the bell once. True if it changed."""
+        assert self.model is not None
+        before = {decision.key for decision in self.decisions}
+        self.decisions = console_decisions(self.model)
+        now = {decision.key for decision in self.decisions}
+        if now - before and self.ring_bell:
+            self.bells += 1
+            self.bell()
+        return now != before
 
     def _probe_liveness(self) -> None:
         if self.model is not None:
@@ -279,7 +298,7 @@ class HarnConsole(App[None]):
         self.main.show_header(HeaderState(
             root=self.root_label, actor=self.actor, others=self.others, supervisor=self.supervisor_status,
             last_supervisor_event=model.last_supervisor_event if model is not None else None,
-            last_tick=self.last_tick, services=self.services,
+            last_tick=self.last_tick, services=self.services, decisions=len(self.decisions),
             own_service=(safe_host(), os.getpid()) if self.supervisor_running else None,
             presence_off=self.presence_off if self.presence_enabled else None,
         ))

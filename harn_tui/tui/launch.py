@@ -10,7 +10,7 @@ if TYPE_CHECKING:
     from harn_tui.core.layout import Layout
 
 
-def run_console(layout: Layout, *, actor: str, supervisor: bool) -> None:
+def run_console(layout: Layout, *, actor: str, supervisor: bool, bell: bool = True) -> None:
     """Load the tree (so the first frame already shows every panel filled), then run the console.
 
     The core, Textual and the console's modules are imported with the collector paused: importing builds
@@ -31,6 +31,6 @@ def run_console(layout: Layout, *, actor: str, supervisor: bool) -> None:
     try:
         model = ConsoleModel.load(layout)
         gc.freeze()
-        HarnConsole(layout, actor=actor, supervisor=supervisor, model=model, watcher=watcher).run()
+        HarnConsole(layout, actor=actor, supervisor=supervisor, model=model, watcher=watcher, bell=bell).run()
     finally:
         watcher.close()

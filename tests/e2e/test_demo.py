@@ -77,7 +77,9 @@ def continue_the_demo(layout: Layout, goals: dict[str, Any]) -> None:
     retried = tick_goal(layout, "demo-2-session-store")
     assert retried.outcomes[0]["status"] == "proposed"
     assert retried.goal is not None and retried.goal.next_action == "review_plan"
-    approval_id = pending(layout)["pending"][-1]["approval_id"]
+    rows = pending(layout)["pending"]
+    assert rows[-1]["kind"] == "review_plan", "oldest first: the retried plan's proposal is the newest decision"
+    approval_id = next(row["approval_id"] for row in rows if row["kind"] == "approval")
     decide_approval(layout, approval_id, verdict="approve", actor="bob")
     resumed = tick_goal(layout, "demo-4-credentials")
     assert resumed.outcomes[0]["resumed"] is True

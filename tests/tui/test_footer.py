@@ -14,7 +14,7 @@ from tests.tui.test_start import active_keys
 
 pytestmark = pytest.mark.anyio
 
-TRANSITION_KEYS = {"a", "x", "r", "o", "c", "y", "n"}
+TRANSITION_KEYS = {"a", "x", "r", "o", "c"}
 
 
 async def select(app: object, pilot: object, goal_id: str, panel: str) -> dict[str, str]:
@@ -43,7 +43,7 @@ async def test_each_focus_offers_exactly_its_legal_transitions(everything: Layou
             "a": "accept_work", "o": "reopen_work", "c": "cancel_work"}
         assert await select(app, pilot, s.REVIEW_GOAL, "plans") == {}
         assert await select(app, pilot, s.APPROVAL_GOAL, "graph") == {
-            "y": "approve_request", "n": "deny_request", "c": "cancel_work"}
+            "a": "approve_request", "x": "deny_request", "c": "cancel_work"}
         assert await select(app, pilot, s.CORRUPT_GOAL, "graph") == {}
 
 

@@ -54,7 +54,7 @@ async def test_a_full_disk_turns_presence_off_and_the_form_says_writes_are_refus
             await wait_until(pilot, lambda: app.presence_off is not None, timeout=10)
             assert app.presence_off is not None and app.presence_off.endswith(NO_SPACE)
             assert "presence off: cannot write" in header_text(app)
-            form = await open_form(pilot, app, "n", ReasonForm)
+            form = await open_form(pilot, app, "x", ReasonForm)
             banner = str(form.query_one("#writes-refused", Static).content)
             assert banner.startswith(f"writes are refused: cannot write {layout.base}") and banner.endswith(NO_SPACE)
             form.query_one("#reason", Input).value = "not now"
@@ -64,7 +64,7 @@ async def test_a_full_disk_turns_presence_off_and_the_form_says_writes_are_refus
             assert refused == (f"error|refused: deny request {APPROVAL}|cannot write {decision}: {NO_SPACE}")
             assert not decision.exists()
         # the same submit once space returns: recorded, and presence comes back
-        form = await open_form(pilot, app, "n", ReasonForm)
+        form = await open_form(pilot, app, "x", ReasonForm)
         assert str(form.query_one("#writes-refused", Static).content) == ""
         form.query_one("#reason", Input).value = "not now"
         await pilot.press("enter")

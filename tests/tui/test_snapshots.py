@@ -111,7 +111,7 @@ def test_item_detail_of_a_superseded_item(everything: Layout, console: Factory, 
 
 def test_approval_request_in_ansi_theme(layout: Layout, console: Factory, snap_compare: Any) -> None:
     """16-colour theme (ansi-dark): the parked `migrate` item selected in the graph shows `◇ awaiting_approval`;
-    the Item tab shows the approval question; the footer offers y Approve request and n Deny request."""
+    the Item tab shows the approval question; the footer offers a Approve request and x Deny request."""
     s.approval_goal(layout)
     app = console()
     app.theme = "ansi-dark"

@@ -39,8 +39,8 @@ async def test_alone_it_is_selected_on_start_and_its_approval_is_decided_from_th
         assert graph.select_key("item:rotate")
         await pilot.pause()
         assert "May I revoke the old keys now?" in app.main.query_one("#item", ContentView).text
-        assert active_keys(app).get("y") == "approve_request"
-        await pilot.press("y")
+        assert active_keys(app).get("a") == "approve_request"
+        await pilot.press("a")
         await settle(pilot, app)
         decision = json.loads((layout.approval("apr-run-rotate-1-1") / "decision.json").read_text())
         assert decision["verdict"] == "approve" and decision["actor"] == "alice"

@@ -204,7 +204,7 @@ async def test_cancel_asks_to_confirm(layout: Layout, console: Factory) -> None:
         assert last["event"] == "work.cancelled" and last["reason"] == "superseded by the wiki"
 
 
-@pytest.mark.parametrize(("key", "verdict"), [("y", "approve"), ("n", "deny")])
+@pytest.mark.parametrize(("key", "verdict"), [("a", "approve"), ("x", "deny")])
 async def test_approval_request_approve_and_deny(layout: Layout, console: Factory, key: str, verdict: str) -> None:
     s.approval_goal(layout)
     app = console()
@@ -221,7 +221,8 @@ async def test_approval_request_approve_and_deny(layout: Layout, console: Factor
         decision = json.loads((layout.approval("apr-run-migrate-1-1") / "decision.json").read_text())
         assert decision["verdict"] == verdict and decision["actor"] == "alice"
         assert decision["reason"] == ("not during business hours" if verdict == "deny" else None)
-        assert {"y", "n"}.isdisjoint(app.screen.active_bindings)
+        enabled = {key for key, active in app.screen.active_bindings.items() if active.enabled}
+        assert {"a", "x"}.isdisjoint(enabled), "decided: neither is offered any more"
 
 
 async def test_tick_runs_one_supervisor_cycle(layout: Layout, console: Factory) -> None:

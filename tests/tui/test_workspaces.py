@@ -190,7 +190,7 @@ async def test_an_ask_first_approval_shows_the_agents_steps_as_its_details(layou
     app = console()
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
-        assert app.main.context() == "graph" and active_keys(app)["y"] == "approve_request"
+        assert app.main.context() == "graph" and active_keys(app)["a"] == "approve_request"
         item = app.main.query_one(ItemDetail)
         shown = [item.render_line(y).text.rstrip() for y in range(item.scrollable_content_region.height)]
         start = shown.index("  details:")

@@ -16,11 +16,11 @@ from textual.content import Content
 from textual.events import DescendantBlur, DescendantFocus
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Button, ContentSwitcher, DataTable, Static
+from textual.widgets import Button, ContentSwitcher, DataTable, Input, Static
 
 from harn_tui.console.history import OverTime, PastView
 from harn_tui.console.model import ConsoleModel, ModelUpdate
-from harn_tui.console.views import first_needing_human, review_queue
+from harn_tui.console.views import STANDALONE, console_decisions, first_needing_human, review_queue
 from harn_tui.console.workspaces import diffable_attempts
 from harn_tui.core.projection import GoalView
 from harn_tui.core.rules import pending_approval
@@ -45,6 +45,8 @@ if TYPE_CHECKING:
     from harn_tui.tui.app import HarnConsole
 
 TABBED = ("attention", "plans", "findings", "item", "history")
+QUIET_STATES = frozenset({"succeeded", "running"})  # need nothing: done, or at work with nobody to ask
+DECISION_PANELS = {"review_plan": "plans", "retry_plan": "attention", "review_work": "findings", "approval": "graph"}
 PREFETCH_AFTER_S = 0.05
 GOAL_SETTLE_S = 0.12
 FOCUS_TARGETS = {"attention": "#attention-body", "plans": "#plans-body", "findings": "#findings-table"}
@@ -69,6 +71,7 @@ def decision_work(goal: GoalView | None) -> str | None:
 
 
 class MainScreen(TransitionActions, Screen[None]):
+    AUTO_FOCUS = "#goals"  # not the goal filter above it, which takes the focus only when `/` opens it
     BINDINGS = bindings()
     COMMANDS = {ConsoleCommands}
 
@@ -83,6 +86,9 @@ class MainScreen(TransitionActions, Screen[None]):
         self.shown_goal: str | None = None  # the goal the graph and tabs show (follows goal_id after a move)
         self.over_time = OverTime()
         self.past: PastView | None = None  # while set, the graph and tabs show the goal as it stood then
+        self.filter_text = ""  # `/`: the goal list shows only goals matching it
+        self.hide_quiet = False  # `h`: the goal list leaves out the goals that need nothing
+        self.decision_at: tuple[str | None, ...] | None = None  # the decision `n` / `N` went to last
 
     @property
     def console(self) -> HarnConsole:
@@ -101,6 +107,8 @@ class MainScreen(TransitionActions, Screen[None]):
     def compose(self) -> ComposeResult:
         yield HeaderBar(id="header")
         root = str(self.model.layout.root)
+        yield Input(placeholder="filter goals: id, title, state, next action, why · enter: to the list · esc: clear",
+                    id="goal-filter")
         yield GoalsPanel(root, id="goals")
         yield Static("", id="past")
         with Horizontal(id="body"):
@@ -121,7 +129,7 @@ class MainScreen(TransitionActions, Screen[None]):
             table.cursor_moved = self.cursor_moved
         goals = self.model.console_goals()
         first = first_needing_human(goals)
-        self.query_one(GoalsPanel).show(goals, prefer=first.id if first else None)
+        self.show_goal_list(prefer=first.id if first else None)
         self.select_goal(first.id if first else None, focus_decision=True)
         self.console.refresh_header()
 
@@ -265,6 +273,80 @@ class MainScreen(TransitionActions, Screen[None]):
             if position is not None:
                 self.show_past(position)
 
+    # ----- the goal list at scale: filter, quiet goals, the decision queue
+
+    def visible_goals(self) -> list[GoalView]:
+        """The goals the list shows: those matching the filter (any of id, title, state, next action, why,
+        ignoring case), less the quiet ones while they are hidden."""
+        needle = self.filter_text.casefold()
+        shown = []
+        for goal in self.model.console_goals():
+            if self.hide_quiet and goal.state in QUIET_STATES:
+                continue
+            if needle and not any(needle in field.casefold() for field in
+                                  (goal.id, goal.title, goal.state, goal.next_action, goal.reason)):
+                continue
+            shown.append(goal)
+        return shown
+
+    def show_goal_list(self, prefer: str | None = None) -> None:
+        goals = self.model.console_goals()
+        shown = goals if not (self.filter_text or self.hide_quiet) else self.visible_goals()
+        self.query_one(GoalsPanel).show(shown, prefer=prefer, of=goals, filter_text=self.filter_text,
+                                        quiet_hidden=self.hide_quiet)
+
+    def action_filter_goals(self) -> None:
+        field = self.query_one("#goal-filter", Input)
+        field.display = True
+        field.focus()
+
+    def action_clear_filter(self) -> None:
+        field = self.query_one("#goal-filter", Input)
+        field.value = ""
+        field.display = False
+        self.filter_text = ""
+        self.show_goal_list(prefer=self.goal_id)
+        self.query_one(GoalsPanel).focus()
+
+    @on(Input.Changed, "#goal-filter")
+    def _filter_typed(self, event: Input.Changed) -> None:
+        event.stop()
+        self.filter_text = event.value.strip()
+        self.show_goal_list(prefer=self.goal_id)
+        self.refresh_bindings()
+
+    @on(Input.Submitted, "#goal-filter")
+    def _filter_done(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.query_one(GoalsPanel).focus()
+
+    def action_toggle_quiet(self) -> None:
+        self.hide_quiet = not self.hide_quiet
+        self.show_goal_list(prefer=self.goal_id)
+
+    def action_next_decision(self, step: int) -> None:
+        """Go to the next (`step` 1) or previous (-1) decision waiting for a human, oldest first: select its goal
+        and focus the panel holding it, with its item selected, so its own keys decide it."""
+        decisions = self.console.decisions or console_decisions(self.model)
+        if not decisions:
+            return
+        keys = [decision.key for decision in decisions]
+        here = keys.index(self.decision_at) if self.decision_at in keys else (-1 if step > 0 else 0)
+        decision = decisions[(here + step) % len(decisions)]
+        self.decision_at = decision.key
+        goal_id = decision.goal_id or STANDALONE
+        if goal_id not in {goal.id for goal in self.visible_goals()}:
+            self.action_clear_filter()
+        self.query_one(GoalsPanel).select_key(goal_id)
+        self.select_goal(goal_id)
+        panel = DECISION_PANELS[decision.kind]
+        if decision.kind == "approval" and decision.work_id:
+            self.query_one(GraphPanel).select_key(f"item:{decision.work_id}")
+        self.focus_panel(panel)
+        if decision.kind == "review_work" and decision.work_id:
+            self.query_one(FindingsPanel).table.select_key(decision.work_id)
+        self.refresh_bindings()
+
     # ----- the past
 
     def show_past(self, position: int) -> None:
@@ -315,7 +397,7 @@ class MainScreen(TransitionActions, Screen[None]):
             return
         if update.goals:
             goals = self.model.console_goals()
-            self.query_one(GoalsPanel).show(goals, prefer=self.goal_id)
+            self.show_goal_list(prefer=self.goal_id)
             if self.goal is None:
                 first = first_needing_human(goals)
                 self.select_goal(first.id if first else None)

@@ -45,6 +45,7 @@ class TransitionActions:
     model: ConsoleModel
     goal_id: str | None
     past: PastView | None
+    filter_text: str
 
     if TYPE_CHECKING:
         @property
@@ -81,6 +82,10 @@ class TransitionActions:
         goal = self.goal
         if action == "back_to_now":
             return self.past is not None
+        if action == "clear_filter":
+            return bool(self.filter_text) or bool(self.query_one("#goal-filter").display)
+        if action == "next_decision":
+            return bool(self.console.decisions)
         if self.past is not None and action in PAST_DISABLED:
             return False
         if action in PLAN_ACTIONS:

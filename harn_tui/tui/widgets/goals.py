@@ -17,8 +17,8 @@ COLUMNS = (
     ("State", "state"),
     ("Next", "next"),
     ("Title", "title"),
-    ("Attempts", "attempts"),
-    ("Replans", "replans"),
+    ("Attempts used/left", "attempts"),
+    ("Replans used/left", "replans"),
     ("Goal", "id"),
     ("Why", "why"),
 )
@@ -51,16 +51,22 @@ class GoalsPanel(KeyedTable):
         self.root = root
         set_border(self, title="Goals")
 
-    def show(self, goals: Sequence[GoalView], *, prefer: str | None = None) -> None:
+    def show(self, goals: Sequence[GoalView], *, prefer: str | None = None, of: Sequence[GoalView] | None = None,
+             filter_text: str = "", quiet_hidden: bool = False) -> None:
+        """Show `goals`, the ones of all the goals (`of`) that the filter and the quiet toggle leave."""
         self.sync([goal_row(goal, self.root) for goal in goals], prefer=prefer)
-        real = [goal for goal in goals if not is_standalone(goal)]
-        if not goals:
+        every = goals if of is None else of
+        real = [goal for goal in every if not is_standalone(goal)]
+        if not every:
             set_border(self, subtitle="no goals yet: create one with `harn supervisor create`")
             return
         waiting = sum(1 for goal in real if goal.needs_human)
         subtitle = (f"{len(real)} goal{'' if len(real) == 1 else 's'} · {waiting} "
                     f"need{'s' if waiting == 1 else ''} a human")
-        standalone = next((goal for goal in goals if is_standalone(goal)), None)
+        standalone = next((goal for goal in every if is_standalone(goal)), None)
         if standalone is not None:
             subtitle += f" · {len(standalone.work)} standalone item{'' if len(standalone.work) == 1 else 's'} too"
+        if filter_text or quiet_hidden:
+            why = [f"/{filter_text}" if filter_text else "", "quiet hidden (h)" if quiet_hidden else ""]
+            subtitle = f"showing {len(goals)} · {' · '.join(w for w in why if w)} · " + subtitle
         set_border(self, subtitle=subtitle)

@@ -25,6 +25,7 @@ class HeaderState:
     services: tuple[ServiceStatus, ...] = ()  # the live ones
     own_service: tuple[str, int] | None = None  # (host, pid) of this console's embedded supervisor
     presence_off: str | None = None  # why this console's heartbeat cannot be written (a full or read-only tree)
+    decisions: int = 0  # decisions waiting for a human anywhere in the tree (n / N go through them)
 
 
 def _service(status: ServiceStatus, own: tuple[str, int] | None) -> Content:
@@ -68,8 +69,11 @@ def header_content(state: HeaderState) -> Content:
     present = "no other operator here" if not others else f"{others} other operator{'s' if others != 1 else ''} here"
     if state.presence_off is not None:
         present = "presence off"
+    waiting = (f"{state.decisions} decision{'s' if state.decisions != 1 else ''} waiting" if state.decisions
+               else "no decision waiting")
     first = Content.assemble(
-        ("harn ", "bold"), ("actor ", "dim"), literal(state.actor, "bold"), ("  · supervisor ", "dim"),
+        ("harn ", "bold"), (waiting, "bold reverse" if state.decisions else ""), ("  · actor ", "dim"),
+        literal(state.actor, "bold"), ("  · supervisor ", "dim"),
         literal(state.supervisor, "bold" if state.supervisor != "off" else ""), ("  · ", "dim"),
         (present, "bold" if others else ""), ("  · root ", "dim"), literal(state.root),
     )

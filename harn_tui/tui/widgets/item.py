@@ -118,7 +118,7 @@ def _approval(model: ConsoleModel, approval_id: str) -> list[Content]:
     approval = model.approval(approval_id)
     if approval is None or approval.request is None:
         return [label("Approval", f"{approval_id} (not readable)")]
-    status = "decided" if approval.decision else "pending: approve (y) or deny (n)"
+    status = "decided" if approval.decision else "pending: approve (a) or deny (x)"
     parts = [_heading(f"Approval {approval_id} · {status}"), indent(label("question", approval.request.question))]
     parts += _details(approval.request.details)
     if approval.decision is not None:
