@@ -16,7 +16,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any
 
 from textual import work
@@ -38,6 +38,7 @@ from harn_tui.tui.dispatch import Request, run_request, tick_summary
 from harn_tui.tui.forms.base import TransitionForm
 from harn_tui.tui.messages import Dispatched, SupervisorStatus, TreeChanged
 from harn_tui.tui.screens.main import MainScreen
+from harn_tui.tui.textual_compat import app_closing
 from harn_tui.tui.watcher import TreeWatcher
 from harn_tui.tui.widgets.header import HeaderState
 
@@ -57,12 +58,12 @@ _VERBS = {
 }
 
 
-def stylesheet_paths() -> list[Path]:
+def stylesheet_paths() -> list[str | PurePath]:
     """`styles/*.tcss`: inside the installed package (`harn_tui/styles`) or beside it in a checkout."""
     package = Path(__file__).resolve().parent.parent
     for candidate in (package / "styles", package.parent / "styles"):
         if (candidate / "console.tcss").is_file():
-            return sorted(candidate.glob("*.tcss"))
+            return list(sorted(candidate.glob("*.tcss")))
     raise FileNotFoundError(f"console stylesheet not found in {package / 'styles'} or {package.parent / 'styles'}")
 
 
@@ -199,7 +200,7 @@ class HarnConsole(App[None]):
     @property
     def closing(self) -> bool:
         """True once the app is shutting down: timers and watcher messages then leave the screen alone."""
-        return self._exit or self._closing
+        return app_closing(self)
 
     def _show_update(self, update: ModelUpdate) -> None:
         if update.empty or self.closing:

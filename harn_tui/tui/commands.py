@@ -6,16 +6,17 @@ palette both ask that same gate, so they never offer a key that would do nothing
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from functools import partial
 
 from textual.actions import parse
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 
 from harn_tui.tui.text import literal, safe_highlight
+from harn_tui.tui.textual_compat import palette_help
 
 
 @dataclass(frozen=True)
@@ -79,7 +80,7 @@ def action_name(command: Command) -> str:
     return parse(command.action)[1]
 
 
-def bindings() -> list[Binding]:
+def bindings() -> list[BindingType]:
     """Key bindings for every command that has a key (several commands may share a key; the legal one wins)."""
     return [
         Binding(c.key, c.action, c.footer or c.title, show=c.show, tooltip=c.help, key_display=c.key_display)
@@ -97,12 +98,12 @@ class ConsoleCommands(Provider):
             if self.screen.check_action(name, parameters):
                 yield command
 
-    def _run(self, command: Command) -> partial[object]:
+    def _run(self, command: Command) -> Callable[[], Awaitable[None]]:
         return partial(self.screen.run_action, command.action)
 
     async def discover(self) -> Hits:
         for command in self._legal():
-            yield DiscoveryHit(_display(command), self._run(command), help=literal(command.help))
+            yield DiscoveryHit(_display(command), self._run(command), help=palette_help(literal(command.help)))
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
@@ -112,7 +113,7 @@ class ConsoleCommands(Provider):
                 highlighted = safe_highlight(matcher, command.title)
                 if command.key:
                     highlighted = highlighted + Content.styled(f"  [{command.key}]", "dim")
-                yield Hit(score, highlighted, self._run(command), help=literal(command.help))
+                yield Hit(score, highlighted, self._run(command), help=palette_help(literal(command.help)))
 
 
 def _display(command: Command) -> Content:

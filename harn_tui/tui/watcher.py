@@ -58,7 +58,7 @@ class TreeWatcher:
                                              stderr=subprocess.DEVNULL, close_fds=True)
         return self
 
-    def follow(self, notify: Callable[[], None]) -> None:
+    def follow(self, notify: Callable[[], object]) -> None:
         """Read the process's batches in a daemon thread; `notify` must be safe to call from that thread."""
         self.start()
         if self._reader is None:

@@ -304,3 +304,14 @@ async def test_each_verb_repeated_is_already_done_and_a_conflicting_repeat_is_re
         refusals = [n.message for n in app.notices if n.severity == "error"]
         assert "different reason" in refusals[0]
         assert "apr-run-migrate-1-1" in refusals[1]
+
+
+async def test_the_approve_button_applies_the_plan(everything: Layout, console: Factory) -> None:
+    """The card's Approve button (for the mouse) goes through the same gate and transition as `a`."""
+    app = console()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        assert await pilot.click("#card-approve")
+        await settle(pilot, app)
+        applied = [e for e in plan_events(everything, s.PLAN_GOAL, s.PENDING_PLAN) if e["event"] == "plan.applied"]
+        assert len(applied) == 1 and applied[0]["actor"] == "alice"

@@ -475,7 +475,7 @@ class MainScreen(TransitionActions, Screen[None]):
         self.focus_panel(event.name)
 
     @on(Button.Pressed)
-    def _button(self, event: Button.Pressed) -> None:
+    async def _button(self, event: Button.Pressed) -> None:
         action = {
             "card-approve": "approve_plan", "card-reject": "reject_plan", "attention-retry": "retry_plan",
             "findings-accept": "accept_work", "findings-reopen": "reopen_work",
@@ -483,7 +483,7 @@ class MainScreen(TransitionActions, Screen[None]):
         if action is not None:
             event.stop()
             if self.check_action(action, ()):
-                self.run_action(action)
+                await self.run_action(action)
 
     def announce(self) -> None:
         """Tell the other consoles what this operator is looking at (presence heartbeat)."""

@@ -6,6 +6,8 @@ replan slot left?) before the operator types anything; the Retry button opens th
 
 from __future__ import annotations
 
+from typing import Any
+
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
@@ -108,7 +110,7 @@ def attention_content(model: ConsoleModel, goal: GoalView) -> Content:
 class AttentionPanel(Vertical):
     """The attention text (scrollable, focusable) above the Retry button, which stays on screen."""
 
-    def __init__(self, **kwargs: str) -> None:
+    def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         set_border(self, title="Attention")
         self.goal_id: str | None = None

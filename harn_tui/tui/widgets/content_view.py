@@ -143,7 +143,7 @@ class ContentView(ScrollView, can_focus=True):
             self.refresh()
 
     def on_mount(self) -> None:
-        super().on_mount()
+        super().on_mount()  # type: ignore[no-untyped-call]  # Textual leaves ScrollView.on_mount untyped
         self.on_resize()
 
     def render_line(self, y: int) -> Strip:

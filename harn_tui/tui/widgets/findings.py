@@ -5,6 +5,8 @@ The table selects the item; accept (`a`) and reopen (`o`) act on it, as do the b
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
@@ -62,7 +64,7 @@ def findings_content(model: ConsoleModel, work: WorkView) -> Content:
 class FindingsPanel(Vertical):
     """A keyed table of the review queue above a scrollable detail of the selected item and its buttons."""
 
-    def __init__(self, **kwargs: str) -> None:
+    def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         set_border(self, title="Findings")
         self.items: dict[str, WorkView] = {}

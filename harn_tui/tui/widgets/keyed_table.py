@@ -7,8 +7,9 @@ from collections.abc import Callable, Iterable, Sequence
 from rich.cells import cell_len
 from rich.text import Text
 from textual.coordinate import Coordinate
-from textual.widgets import DataTable
 from textual.widgets.data_table import ColumnKey, RowKey
+
+from harn_tui.tui.textual_compat import MeasuredTable
 
 Row = tuple[str, Sequence[Text]]
 
@@ -22,7 +23,7 @@ def _signature(cells: Sequence[Text]) -> tuple[tuple[str, str], ...]:
     return tuple((cell.plain, str(cell.style)) for cell in cells)
 
 
-class KeyedTable(DataTable[Text]):
+class KeyedTable(MeasuredTable):
     """Rows are (key, cells). `sync` never clears unless the row order changed, and then restores the cursor
     to the same key and the scroll offset, so a live refresh does not move what the operator looks at.
 
@@ -78,24 +79,11 @@ class KeyedTable(DataTable[Text]):
             changed = {column_keys[index]: cell for index, cell in enumerate(cells)
                        if old is None or index >= len(old) or old[index] != signature[index]}
             if all(cell.cell_len <= self.columns[ColumnKey(column)].content_width for column, cell in changed.items()):
-                self._replace_in_row(key, changed)
+                self.replace_in_row(key, changed)
             else:
                 for column, cell in changed.items():
                     self.update_cell(key, column, cell, update_width=True)
             self._signatures[key] = signature
-
-    def _replace_in_row(self, key: str, cells: dict[str, Text]) -> None:
-        """Replace cells that still fit their columns and repaint only their row.
-
-        `DataTable.update_cell` repaints the whole table (and re-measures it on idle): a live update would rewrite
-        every visible row to the terminal. The row's data is replaced in place and the render caches (keyed by
-        the table's update count) invalidated, then only this row is refreshed. Relies on DataTable internals of
-        the pinned Textual version (`_data`, `_update_count`)."""
-        row = self._data[RowKey(key)]
-        for column, cell in cells.items():
-            row[ColumnKey(column)] = cell
-        self._update_count += 1
-        self.refresh_row(self.get_row_index(key))
 
     def _rebuild(self, rows: Sequence[Row]) -> None:
         scroll = self.scroll_offset
@@ -107,23 +95,22 @@ class KeyedTable(DataTable[Text]):
         self._order = [key for key, _ in rows]
         self.scroll_to(scroll.x, scroll.y, animate=False, immediate=True)
 
-    def _update_dimensions(self, new_rows: Iterable[RowKey]) -> None:
-        """Widen the columns for new rows from each cell's width, then let DataTable size the table.
+    def measure_rows(self, new_rows: Iterable[RowKey]) -> Iterable[RowKey]:
+        """Widen the columns for new rows from each cell's width; DataTable then measures none of them.
 
         DataTable measures every cell of a new row through the console (a fresh `ConsoleOptions` per cell, about
         8 µs): 1,400 cells and 25 ms of the first frame for the goal list of a 200-goal tree. Every cell here is a
         `Text` and every row one line high (no labels, no auto height), so a cell's width is its longest line's
-        cell length, which is what Rich measures for a Text. Relies on DataTable internals of the pinned Textual
-        version (`_data`, `columns`, `_update_dimensions`)."""
+        cell length, which is what Rich measures for a Text."""
         for row_key in new_rows:
-            cells = self._data.get(row_key)
+            cells = self.row_cells(row_key)
             if cells is None:  # removed before the idle that measures it
                 continue
             for column_key, cell in cells.items():
                 column = self.columns.get(column_key)
                 if column is not None:
                     column.content_width = max(column.content_width, text_width(cell))
-        super()._update_dimensions(())
+        return ()
 
     def select_key(self, key: str) -> bool:
         if key not in self._order:

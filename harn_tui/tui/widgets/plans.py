@@ -7,6 +7,8 @@ while the latest plan is a proposal) run the same screen actions as the `a` and 
 
 from __future__ import annotations
 
+from typing import Any
+
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
@@ -169,7 +171,7 @@ class PlanHistory(Vertical):
     """The plans as one scrollable text (only the lines on screen are rendered) and, while the latest plan is a
     proposal, its Approve and Reject buttons below it, always on screen."""
 
-    def __init__(self, **kwargs: str) -> None:
+    def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.goal_id: str | None = None
         self.pending_id: str | None = None

@@ -7,6 +7,8 @@ line with no animation and no activation messages that could arrive after a late
 
 from __future__ import annotations
 
+from typing import Any
+
 from textual import events
 from textual.content import Content
 from textual.message import Message
@@ -34,7 +36,7 @@ class TabLine(Static):
             super().__init__()
             self.name = name
 
-    def __init__(self, active: str = "attention", **kwargs: str) -> None:
+    def __init__(self, active: str = "attention", **kwargs: Any) -> None:
         super().__init__("", **kwargs)
         self.active = active
         self._spans: list[tuple[int, int, str]] = []

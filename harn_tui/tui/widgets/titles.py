@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from weakref import WeakKeyDictionary
 
-from textual.geometry import Region
 from textual.widget import Widget
+
+from harn_tui.tui.textual_compat import set_subtitle_row
 
 FOCUS_MARK = "▶ "
 _titles: WeakKeyDictionary[Widget, tuple[str, bool]] = WeakKeyDictionary()
@@ -23,7 +24,7 @@ def set_border(widget: Widget, *, title: str | None = None, subtitle: str | None
         _titles[widget] = (title, focused)
         _apply(widget)
     if subtitle is not None and (widget.border_subtitle or "") != subtitle:
-        _set_subtitle(widget, subtitle)
+        set_subtitle_row(widget, subtitle)
 
 
 def mark_focus(widget: Widget, focused: bool) -> None:
@@ -39,16 +40,3 @@ def _apply(widget: Widget) -> None:
     shown = FOCUS_MARK + title if focused else title
     if widget.border_title != shown:
         widget.border_title = shown
-
-
-def _set_subtitle(widget: Widget, subtitle: str) -> None:
-    """Set the bottom border's text, repainting that one line (the `border_subtitle` setter repaints the whole
-    widget: a count changing on a live update would rewrite the whole panel to the terminal). Uses the
-    attribute the pinned Textual version keeps the subtitle in; falls back to the setter otherwise."""
-    if not widget.is_mounted or not hasattr(widget, "_border_subtitle") or widget.outer_size.height < 2:
-        widget.border_subtitle = subtitle
-        return
-    widget._border_subtitle = widget.render_str(subtitle).expand_tabs(4).split()[0]  # type: ignore[attr-defined]
-    offset = widget.content_offset
-    outer = widget.outer_size
-    widget.refresh(Region(-offset.x, outer.height - 1 - offset.y, outer.width, 1))

@@ -1,0 +1,71 @@
+"""The one place the console touches Textual's private attributes (Textual is pinned; see `PRIVATE_ATTRIBUTES`).
+
+Each use buys a repaint or a measurement the public API would do for the whole widget. `PRIVATE_ATTRIBUTES`
+lists every one, and a test fails, naming it, when a Textual upgrade removes one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any, cast
+
+from rich.text import Text
+from textual.app import App
+from textual.content import Content
+from textual.geometry import Region
+from textual.widget import Widget
+from textual.widgets import DataTable
+from textual.widgets.data_table import ColumnKey, RowKey
+
+PRIVATE_ATTRIBUTES: dict[type, tuple[str, ...]] = {
+    DataTable: ("_data", "_update_count", "_update_dimensions"),
+    Widget: ("_border_subtitle",),
+    App: ("_exit", "_closing"),
+}
+
+
+class MeasuredTable(DataTable[Text]):
+    """A DataTable whose subclass measures its own new rows and replaces cells without a whole-table repaint."""
+
+    def measure_rows(self, new_rows: Iterable[RowKey]) -> Iterable[RowKey]:
+        """Widen columns for `new_rows` and return the rows DataTable must still measure (here: all of them)."""
+        return new_rows
+
+    def row_cells(self, row_key: RowKey) -> Mapping[ColumnKey, Text] | None:
+        """The cells of a row, None once the row is gone."""
+        return self._data.get(row_key)
+
+    def replace_in_row(self, key: str, cells: Mapping[str, Text]) -> None:
+        """Replace cells in place, invalidate the render caches (keyed by the update count) and repaint only
+        that row: `update_cell` repaints the whole table and re-measures it on idle."""
+        row = self._data[RowKey(key)]
+        for column, cell in cells.items():
+            row[ColumnKey(column)] = cell
+        self._update_count += 1
+        self.refresh_row(self.get_row_index(key))
+
+    def _update_dimensions(self, new_rows: Iterable[RowKey]) -> None:
+        super()._update_dimensions(self.measure_rows(new_rows))
+
+
+def set_subtitle_row(widget: Widget, subtitle: str) -> None:
+    """Set the bottom border's text, repainting that one line (the `border_subtitle` setter repaints the whole
+    widget); the setter when the widget is not laid out yet or the attribute is gone."""
+    if not widget.is_mounted or not hasattr(widget, "_border_subtitle") or widget.outer_size.height < 2:
+        widget.border_subtitle = subtitle
+        return
+    widget._border_subtitle = widget.render_str(subtitle).expand_tabs(4).split()[0]
+    offset = widget.content_offset
+    outer = widget.outer_size
+    widget.refresh(Region(-offset.x, outer.height - 1 - offset.y, outer.width, 1))
+
+
+def app_closing(app: App[Any]) -> bool:
+    """True once the app has begun to exit or close (Textual has no public flag for either)."""
+    return bool(app._exit or app._closing)
+
+
+def palette_help(content: Content) -> str:
+    """A palette hit's help as Content: Textual renders it through `Content.from_markup`, which takes Content
+    as it is (so untrusted text is not read as markup), though its signature says `str`."""
+    return cast(str, content)
