@@ -57,6 +57,8 @@ def test_the_demo_tree_shows_every_situation_and_stays_live(tmp_path: Path) -> N
     attention = plan_doc(layout, "demo-2-session-store", goals["demo-2-session-store"]["attention_plan_id"])
     assert attention["review"]["reviews"][0]["findings"][0]["severity"] == "blocking"
     assert attention["proposal"] is None and "skeptic (attention)" in attention["reason"]
+    assert "session" in attention["rationale"] and "lock" not in attention["rationale"], "its own planner's story"
+    assert "lock" in card["rationale"] and "session" not in card["rationale"]
     in_review = work_document(*load_work_view(layout, "api-rate-limit"))
     assert [f["id"] for f in in_review["open_findings"]] == ["f1", "f2"]
     assert [a["trigger"] for a in in_review["attempts"]] == ["initial", "reopen"]
@@ -77,6 +79,8 @@ def continue_the_demo(layout: Layout, goals: dict[str, Any]) -> None:
     retried = tick_goal(layout, "demo-2-session-store")
     assert retried.outcomes[0]["status"] == "proposed"
     assert retried.goal is not None and retried.goal.next_action == "review_plan"
+    retried_plan = retried.goal.plan(retried.goal.pending_plan_id or "")
+    assert retried_plan is not None and "tenant" in (retried_plan.rationale or ""), "the retry follows the guidance"
     rows = pending(layout)["pending"]
     assert rows[-1]["kind"] == "review_plan", "oldest first: the retried plan's proposal is the newest decision"
     approval_id = next(row["approval_id"] for row in rows if row["kind"] == "approval")
