@@ -472,7 +472,8 @@ def goal_rule_9_attempts_exhausted(goal: GoalSituation) -> GoalDecision | None:
     """9. No attempt left in the goal's budget."""
     if goal.attempts_remaining == 0:
         return GoalDecision(9, "budget_exhausted", "none",
-                            f"all {goal.intent.limits.max_total_attempts} attempts are used")
+                            f"attempt budget exhausted: all {goal.intent.limits.max_total_attempts} attempts "
+                            "of the goal's max_total_attempts are used")
     return None
 
 
@@ -504,8 +505,23 @@ def goal_rule_12_replans_exhausted(goal: GoalSituation) -> GoalDecision | None:
     """12. Replanning configured and no replan slot left."""
     replanning = goal.intent.replanning
     if replanning is not None and goal.replans_remaining == 0:
-        return GoalDecision(12, "budget_exhausted", "none", f"all {replanning.max_replans} replan slots are used")
+        return GoalDecision(12, "budget_exhausted", "none", replans_exhausted_reason(goal, replanning.max_replans))
     return None
+
+
+def replans_exhausted_reason(goal: GoalSituation, max_replans: int) -> str:
+    """Which budget ran out and what consumed it: how the plans ended, and the last failure's reason."""
+    counts: dict[str, int] = {}
+    for plan in goal.plans:
+        counts[plan.status] = counts.get(plan.status, 0) + 1
+    spent = ", ".join(f"{count} {status}" for status, count in counts.items())
+    reason = f"replan budget exhausted: all {max_replans} replan slots are used ({spent or 'no plan'})"
+    failed = [plan for plan in goal.plans if plan.status in ("failed", "interrupted")]
+    if failed:
+        last = failed[-1]
+        plans = "1 plan" if len(failed) == 1 else f"{len(failed)} plans"
+        reason += f"; {plans} failed, the last ({last.id}): {last.reason or last.status}"
+    return reason
 
 
 def goal_rule_13_blocked(goal: GoalSituation) -> GoalDecision:
