@@ -132,8 +132,7 @@ def create_accounts(base: Path) -> Iterator[Accounts]:
     finally:
         for entry in reversed(created):
             kind, name = entry.split(":")
-            if kind == "user":
-                subprocess.run(["pkill", "-KILL", "-u", name], capture_output=True, check=False)
+            if kind == "user":  # --force: even if a process of it is still ending (a console's tmux pane)
                 subprocess.run(["userdel", "--force", name], capture_output=True, check=False)
             else:
                 subprocess.run(["groupdel", name], capture_output=True, check=False)
