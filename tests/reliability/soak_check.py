@@ -182,6 +182,18 @@ def check_plans(journal: Journal, report: Report) -> None:
                                     f"source {source}")
 
 
+def _cut_materialization(journal: Journal, work_id: str) -> bool:
+    """A work directory without `work.created` that an approve killed (or refused by a full disk) part-way left,
+    as the crash matrix leaves it (a repeat of that approve completes it): empty (an aborted creation, which
+    readers leave out), or an intent from a plan never applied."""
+    intent = journal.intents.get(work_id)
+    if intent is None:
+        return not any((journal.base / "work" / work_id).iterdir())
+    ref = str((intent.get("source") or {}).get("ref") or "")
+    plan_id = ref.rpartition("/")[2]
+    return bool(plan_id) and not any(e["event"] == "plan.applied" for e in journal.plan_log(plan_id))
+
+
 def _attempts_of(events: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """run id -> {started, finishes[], resumes[]} in log order."""
     runs: dict[str, dict[str, Any]] = {}
@@ -195,6 +207,9 @@ def _attempts_of(events: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
 
 def check_work(journal: Journal, report: Report) -> None:
     for work_id, events in journal.work.items():
+        if not events and report.chaos and _cut_materialization(journal, work_id):
+            report.counts["materializations cut short"] += 1
+            continue
         if not events or events[0]["event"] != "work.created" or sum(
                 e["event"] == "work.created" for e in events) != 1:
             report.fail(f"work {work_id}: work.created is not first and once")
