@@ -106,7 +106,7 @@ def test_two_accounts_pair_on_one_shared_tree(accounts: Accounts, place: Path, a
 
     # presence: bob's console starts after alice's; each shows its own login and the other's
     alice.start(accounts.shell_command(accounts.alice, tui))
-    wait(on_screen(alice, "APPROVAL NEEDED", f"harn actor {accounts.alice.name} "), "alice's console, as alice")
+    wait(on_screen(alice, "APPROVAL NEEDED", f"actor {accounts.alice.name} "), "alice's console, as alice")
     bob.start(accounts.shell_command(accounts.bob, tui, umask=0o077))
     presence = root / ".harnery" / "presence"
     written = wait(lambda: any(p.name.startswith(f"{accounts.bob.name}@") for p in presence.iterdir()),
@@ -115,7 +115,7 @@ def test_two_accounts_pair_on_one_shared_tree(accounts: Accounts, place: Path, a
         lambda: f"here too: {accounts.bob.name}@" in alice.screen(), "bob on alice's screen") - written
     # presence is seen from when both the heartbeat exists and the console is on screen: alice's heartbeat was
     # there before bob's console, so bob's figure starts at his first frame
-    drawn = wait(on_screen(bob, f"harn actor {accounts.bob.name} "), "bob's console, as bob")
+    drawn = wait(on_screen(bob, f"actor {accounts.bob.name} "), "bob's console, as bob")
     figures["bob sees alice's presence"] = wait(
         lambda: f"here too: {accounts.alice.name}@" in bob.screen(), "alice on bob's screen") - drawn
     figures["bob's console on screen after its heartbeat"] = drawn - written
@@ -169,5 +169,9 @@ def test_two_accounts_pair_on_one_shared_tree(accounts: Accounts, place: Path, a
     assert not list(presence.iterdir()) and not list(service.iterdir())
     print("pairing latencies (s): " + ", ".join(f"{name} {value:.3f}" for name, value in figures.items()))
     for name, value in figures.items():
-        if "after its heartbeat" not in name:  # (information: a console's start on a loaded machine)
-            assert value <= (PRESENCE_WITHIN_S if "presence" in name else TRANSITION_WITHIN_S), (name, figures)
+        if "after its heartbeat" in name:  # information: a console's start on a loaded machine
+            continue
+        # the race's loser is still busy with its own refused dispatch when the winner's event lands: held to the
+        # presence bound; each operator's approval seen by the other (consoles otherwise idle) to 1 s
+        limit = PRESENCE_WITHIN_S if "presence" in name or "race" in name else TRANSITION_WITHIN_S
+        assert value <= limit, (name, figures)
