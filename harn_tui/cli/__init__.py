@@ -22,12 +22,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(raw)
     except ParserUsageError as error:
         return _fail("usage", 2, str(error), as_json)
+    if args.group == "help":  # `harn help [COMMAND...]` is `harn [COMMAND...] --help`
+        try:
+            parser.parse_args([*args.command, "--help"])
+        except ParserUsageError as error:
+            return _fail("usage", 2, str(error), as_json)
     from harn_tui.core.errors import HarnError, harn_error_of
 
     try:
         from harn_tui.cli.dispatch import dispatch
 
         return dispatch(args)
+    except BrokenPipeError:
+        return _reader_left()
     except (HarnError, OSError) as error:
         typed = harn_error_of(error)
         if typed is None:
@@ -35,6 +42,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail(typed.code, typed.exit_code, typed.message, args.json)
     except KeyboardInterrupt:
         return 130
+
+
+def _reader_left() -> int:
+    """Stdout closed early (`harn schema | head -1`): what was done stands; end quietly, with no traceback now or
+    when the interpreter flushes stdout at exit."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # a stdout without a descriptor (redirected in-process)
+        pass
+    return 0
 
 
 def _is_utf8(value: str) -> bool:

@@ -71,14 +71,14 @@ def template_new(ctx: Context) -> Result:
 
 
 def schema(ctx: Context) -> Result:
-    from harn_tui.core.errors import NotFound
+    from harn_tui.core.errors import UsageError
     from harn_tui.core.records import RECORD_SCHEMAS, json_schema
 
     name = ctx.arg("record")
     if name is None:
         return Result({key: json_schema(key) for key in RECORD_SCHEMAS})
-    if name not in RECORD_SCHEMAS:
-        raise NotFound(f"no record named {name!r}; records: {', '.join(RECORD_SCHEMAS)}")
+    if name not in RECORD_SCHEMAS:  # the record names are fixed, like a verb's choices: a usage error
+        raise UsageError(f"no record named {name!r}; records: {', '.join(RECORD_SCHEMAS)}")
     return Result(json_schema(name))
 
 

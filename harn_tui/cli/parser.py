@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import difflib
+import re
 from typing import Any, NoReturn
 
 from harn_tui import __version__
@@ -14,7 +16,15 @@ class ParserUsageError(Exception):
 
 class Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
-        raise ParserUsageError(f"{self.prog}: {message}")
+        """One line: where (the verb, not a second `harn:`), what, a close verb when a choice was mistyped, and
+        where the usage is."""
+        where = self.prog.removeprefix("harn").strip()
+        choice = re.fullmatch(r"argument [^:]+: invalid choice: '(.*)' \(choose from (.*)\)", message)
+        if choice is not None:
+            choices = re.findall(r"'([^']*)'", choice.group(2))
+            close = difflib.get_close_matches(choice.group(1), choices, n=1)
+            message = f"{message}; did you mean {close[0]!r}?" if close else message
+        raise ParserUsageError(f"{where + ': ' if where else ''}{message} (try '{self.prog} --help')")
 
     def _get_values(self, action: argparse.Action, arg_strings: list[str]) -> Any:
         """`--opt=--` is the value "--": Python 3.11's argparse drops it as the end-of-options marker and hands
@@ -78,6 +88,7 @@ def build_parser() -> Parser:
     _common(parser, top=True)
     groups = parser.add_subparsers(dest="group", metavar="COMMAND", required=True, parser_class=Parser)
 
+    _leaf(groups, "help", "this help, or a command's: harn help work create").add_argument("command", nargs="*")
     init = _leaf(groups, "init", "create .harnery/ in the current (or --root) directory")
     init.add_argument("--shared", metavar="GROUP", help="create (or convert) the tree as shared with Unix group GROUP")
     init.add_argument("--agents", choices=["claude-code", "codex"],
@@ -105,6 +116,7 @@ def build_parser() -> Parser:
 
 def _template(groups: argparse._SubParsersAction[Parser]) -> None:
     template: Parser = groups.add_parser("template", help="templates harn can write: list, new")
+    _common(template, top=False)
     verbs = template.add_subparsers(dest="verb", metavar="VERB", required=True, parser_class=Parser)
     _leaf(verbs, "list", "what `template new` can write")
     new = _leaf(verbs, "new", "write a template script (no tree needed); an existing FILE is refused")
@@ -126,19 +138,21 @@ def _template(groups: argparse._SubParsersAction[Parser]) -> None:
 
 def _supervisor(groups: argparse._SubParsersAction[Parser]) -> None:
     sup: Parser = groups.add_parser("supervisor", help="goals: create, inspect, tick, plans")
+    _common(sup, top=False)
     verbs = sup.add_subparsers(dest="verb", metavar="VERB", required=True, parser_class=Parser)
     create = _leaf(verbs, "create", "freeze a new goal from team, mission and replanning files")
-    create.add_argument("--team", required=True)
-    create.add_argument("--mission")
-    create.add_argument("--root-work")
-    create.add_argument("--replanning")
-    create.add_argument("--id")
-    create.add_argument("--title")
-    create.add_argument("--max-total-attempts", type=count)
-    create.add_argument("--max-parallel-work", type=count)
-    create.add_argument("--max-cycles", type=count)
-    create.add_argument("--accept-passing-proof", action="store_true")
-    create.add_argument("--retry-blocked", action="store_true")
+    create.add_argument("--team", required=True, metavar="FILE", help="the team file: planner, reviewers, workers")
+    create.add_argument("--mission", metavar="FILE", help="a mission file (objective, acceptance, max_milestones)")
+    create.add_argument("--root-work", metavar="ID", help="an existing work item the goal drives (or --mission)")
+    create.add_argument("--replanning", metavar="FILE", help="the replanning file: planner, templates, budgets")
+    create.add_argument("--id", help="the goal's id (default: a new generated id)")
+    create.add_argument("--title", help="the goal's title (default: from the mission or the root work item)")
+    create.add_argument("--max-total-attempts", type=count, metavar="N", help="attempts the whole goal may use")
+    create.add_argument("--max-parallel-work", type=count, metavar="N", help="templates run at once")
+    create.add_argument("--max-cycles", type=count, metavar="N", help="cycles one `supervisor run` may take")
+    create.add_argument("--accept-passing-proof", action="store_true",
+                        help="accept passing work with no open finding without a human")
+    create.add_argument("--retry-blocked", action="store_true", help="retry blocked work without a human")
     _leaf(verbs, "list", "every goal with its state")
     _leaf(verbs, "status", "the serve loops keeping this tree: live and stale, backoff, last error")
     for name, help_text in (
@@ -156,6 +170,7 @@ def _supervisor(groups: argparse._SubParsersAction[Parser]) -> None:
     serve.add_argument("goals", nargs="*")
     serve.add_argument("--wake-interval", type=wake_seconds, default=5.0)
     plan: Parser = verbs.add_parser("plan", help="a goal's plans")
+    _common(plan, top=False)
     plan_verbs = plan.add_subparsers(dest="plan_verb", metavar="VERB", required=True, parser_class=Parser)
     _leaf(plan_verbs, "list", "every plan of a goal").add_argument("goal")
     for name, help_text, reason_required in (
@@ -175,15 +190,19 @@ def _supervisor(groups: argparse._SubParsersAction[Parser]) -> None:
 
 def _work(groups: argparse._SubParsersAction[Parser]) -> None:
     work: Parser = groups.add_parser("work", help="work items: create, inspect, run, review")
+    _common(work, top=False)
     verbs = work.add_subparsers(dest="verb", metavar="VERB", required=True, parser_class=Parser)
     create = _leaf(verbs, "create", "create a standalone work item")
-    create.add_argument("title")
-    create.add_argument("template")
-    create.add_argument("--objective", required=True)
-    create.add_argument("--accept", action="append", default=[])
-    create.add_argument("--depends-on", action="append", default=[])
-    create.add_argument("--max-attempts", type=count, default=3)
-    create.add_argument("--id")
+    create.add_argument("title", help="a short title (at most 200 characters)")
+    create.add_argument("template", help="the executable template file that runs each attempt")
+    create.add_argument("--objective", required=True, help="what the work must achieve")
+    create.add_argument("--accept", action="append", default=[], metavar="CRITERION",
+                        help="an acceptance criterion the proof reports on (repeat for more)")
+    create.add_argument("--depends-on", action="append", default=[], metavar="ID",
+                        help="work that must succeed first (ID or ID,ID; repeat for more)")
+    create.add_argument("--max-attempts", type=count, default=3, metavar="N",
+                        help="attempts before the item blocks (default 3)")
+    create.add_argument("--id", help="the work item's id (default: a new generated id)")
     _leaf(verbs, "list", "every work item")
     for name, help_text in (
         ("show", "one work item with its intent, events and attempts"),
@@ -209,6 +228,7 @@ def _work(groups: argparse._SubParsersAction[Parser]) -> None:
 
 def _approval(groups: argparse._SubParsersAction[Parser]) -> None:
     approval: Parser = groups.add_parser("approval", help="approvals parked attempts ask for")
+    _common(approval, top=False)
     verbs = approval.add_subparsers(dest="verb", metavar="VERB", required=True, parser_class=Parser)
     _leaf(verbs, "list", "every approval")
     _leaf(verbs, "show", "one approval").add_argument("id")

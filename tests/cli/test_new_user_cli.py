@@ -62,3 +62,54 @@ def test_replan_exhaustion_says_how_many_plans_failed_and_why(harn: Harn, exampl
     assert reason.startswith("replan budget exhausted: all 2 replan slots are used (2 failed)"), reason
     assert "2 plans failed, the last (plan-0002-" in reason
     assert "a mission's apply decision needs a milestone" in reason
+
+
+def test_help_is_a_command(harn: Harn) -> None:
+    top, work = harn("help"), harn("help", "work", "create")
+    assert (top.returncode, work.returncode) == (0, 0)
+    assert top.stdout.startswith("usage: harn ") and work.stdout.startswith("usage: harn work create ")
+    assert "the executable template file that runs each attempt" in work.stdout
+    assert "what the work must achieve" in work.stdout and "attempts before the item blocks" in work.stdout
+
+
+def test_an_argument_error_is_one_line_naming_the_verb_with_a_usage_hint(harn: Harn) -> None:
+    missing = harn("work", "create", "A title")
+    [line] = missing.stderr.splitlines()
+    assert missing.returncode == 2 and not line.startswith("harn: harn")
+    assert line == ("harn: work create: the following arguments are required: template, --objective "
+                    "(try 'harn work create --help')")
+    as_json = harn("work", "create", "A title", "--json")
+    assert as_json.returncode == 2
+    assert json.loads(as_json.stdout)["error"]["message"].startswith("work create: the following arguments")
+
+
+def test_a_mistyped_verb_gets_the_closest_one(harn: Harn) -> None:
+    group, verb = harn("wrok", "list"), harn("supervisor", "plan", "aprove", "g", "p")
+    assert (group.returncode, verb.returncode) == (2, 2)
+    assert "did you mean 'work'? (try 'harn --help')" in group.stderr
+    assert "harn: supervisor plan: " in verb.stderr and "did you mean 'approve'?" in verb.stderr
+    assert "did you mean" not in harn("zzzzzz").stderr
+
+
+def test_json_and_root_are_accepted_after_a_group(harn: Harn, root: Path) -> None:
+    listed = harn("work", "--json", "list")
+    assert listed.returncode == 0, listed.stderr
+    assert json.loads(listed.stdout) == {"work": []}
+    nested = harn("supervisor", "--json", "plan", "--json", "list", "no-goal")
+    assert nested.returncode == 4 and json.loads(nested.stdout)["error"]["code"] == "not_found"
+
+
+def test_an_unknown_schema_record_is_a_usage_error(harn: Harn) -> None:
+    unknown = harn("schema", "no-such-record")
+    assert unknown.returncode == 2 and "no record named 'no-such-record'; records: goal, " in unknown.stderr
+
+
+def test_a_reader_that_closes_stdout_early_gets_no_traceback(root: Path) -> None:
+    import subprocess
+    import sys
+
+    from tests.conftest import harn_env
+
+    piped = subprocess.run(f"'{sys.executable}' -m harn_tui --root '{root}' schema | head -c 10",
+                           shell=True, capture_output=True, text=True, env=harn_env(), timeout=60)
+    assert piped.stdout == '{\n  "goal"'[:10] and piped.stderr == "", piped.stderr
