@@ -57,7 +57,7 @@ def test_ids_with_path_tricks_are_bad_input_and_touch_nothing(harn: Harn, bad: s
 def test_unknown_addresses_are_not_found(harn: Harn) -> None:
     assert harn.json("supervisor", "show", "goal-nope", expect=4)["error"]["code"] == "not_found"
     assert harn.json("work", "show", "work-nope", expect=4)["error"]["code"] == "not_found"
-    assert harn.json("schema", "nonsense", expect=4)["error"]["code"] == "not_found"
+    assert harn.json("schema", "nonsense", expect=2)["error"]["code"] == "usage"
 
 
 def test_creation_refusals_name_their_rule(harn: Harn, examples: Path) -> None:
