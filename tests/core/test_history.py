@@ -62,3 +62,13 @@ def test_a_plan_requested_and_decided_later_was_planning(layout: Layout, tmp_pat
     past = over.view_at(requested)
     assert (past.state, past.latest_plan_status) == ("running", "planning")
     assert over.view_at(len(over.history)).latest_plan_status == "failed"
+
+
+def test_entries_sort_as_instants_whatever_the_precision_or_offset() -> None:
+    from harn_tui.core.history.entries import instant_key
+
+    stamps = ["2026-01-01T00:00:14.074Z", "2026-01-01T02:00:14+02:00", "2026-01-01T00:00:13.9Z",
+              "2026-01-01T00:00:14.5Z", "2025-12-31T23:00:15-01:00"]
+    assert sorted(stamps, key=instant_key) == [
+        "2026-01-01T00:00:13.9Z", "2026-01-01T02:00:14+02:00", "2026-01-01T00:00:14.074Z",
+        "2026-01-01T00:00:14.5Z", "2025-12-31T23:00:15-01:00"]

@@ -8,7 +8,7 @@ rest of the history still shows.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, Literal
 
 from harn_tui.core.journal import JsonlTail
@@ -42,8 +42,8 @@ class HistoryEntry:
     def damaged(self) -> bool:
         return self.event == DAMAGED
 
-    def sort_key(self) -> tuple[datetime, int, str, int]:
-        return instant(self.ts), SOURCE_RANK[self.source], self.id, self.seq or 0
+    def sort_key(self) -> tuple[str, int, str, int]:
+        return instant_key(self.ts), SOURCE_RANK[self.source], self.id, self.seq or 0
 
     def to_json(self, position: int) -> dict[str, Any]:
         return {
@@ -78,6 +78,17 @@ class GoalHistory:
 def instant(ts: str) -> datetime:
     """A timestamp of the tree as an instant (records carry `Z`; a proof's or a decision's may carry an offset)."""
     return datetime.fromisoformat(ts.replace("Z", "+00:00"))
+
+
+def instant_key(ts: str) -> str:
+    """A string that sorts as the instant `ts` does: UTC `YYYY-MM-DDTHH:MM:SS.ffffff`. The tree's own form
+    (`...SS.fffZ`, or `...SSZ`) is padded without parsing (a thousand-entry history sorts on these); any other
+    offset is converted."""
+    if len(ts) >= 20 and ts[-1] == "Z" and ts[10] == "T" and ts[19] in ".Z":
+        fraction = ts[20:-1]
+        if not fraction or (fraction.isascii() and fraction.isdigit() and len(fraction) <= 6):
+            return f"{ts[:19]}.{fraction:0<6}"
+    return instant(ts).astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")
 
 
 def goal_history(tree: Tree, goal_id: str, work_ids: tuple[str, ...]) -> GoalHistory:

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import bisect
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from harn_tui.core.clock import iso
 from harn_tui.core.errors import CorruptJournal, NotFound, UsageError
 from harn_tui.core.history.diff import PlanDiff, plan_diff
-from harn_tui.core.history.entries import GoalHistory, goal_history, history_work_ids, instant
+from harn_tui.core.history.entries import GoalHistory, goal_history, history_work_ids, instant, instant_key
 from harn_tui.core.history.past import tree_at
 from harn_tui.core.ids import check_id
 from harn_tui.core.layout import Layout
@@ -89,7 +89,8 @@ def select_position(over: GoalOverTime, when: When) -> tuple[int, str]:
         at = iso(instant(entries[position - 1].ts)) if position else ""
     else:
         assert when.moment is not None
-        position = bisect.bisect_right([instant(e.ts) for e in entries], when.moment)
+        bound = when.moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")
+        position = bisect.bisect_right([instant_key(e.ts) for e in entries], bound)
         at = iso(when.moment)
     created = over.created_position()
     if position < created:

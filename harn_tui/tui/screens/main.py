@@ -87,6 +87,7 @@ class MainScreen(TransitionActions, Screen[None]):
         self.over_time = OverTime()
         self.past: PastView | None = None  # while set, the graph and tabs show the goal as it stood then
         self.filter_text = ""  # `/`: the goal list shows only goals matching it
+        self.filter_open = False  # the filter line is shown
         self.hide_quiet = False  # `h`: the goal list leaves out the goals that need nothing
         self.decision_at: tuple[str | None, ...] | None = None  # the decision `n` / `N` went to last
 
@@ -297,13 +298,13 @@ class MainScreen(TransitionActions, Screen[None]):
 
     def action_filter_goals(self) -> None:
         field = self.query_one("#goal-filter", Input)
-        field.display = True
+        field.display = self.filter_open = True
         field.focus()
 
     def action_clear_filter(self) -> None:
         field = self.query_one("#goal-filter", Input)
         field.value = ""
-        field.display = False
+        field.display = self.filter_open = False
         self.filter_text = ""
         self.show_goal_list(prefer=self.goal_id)
         self.query_one(GoalsPanel).focus()

@@ -46,6 +46,7 @@ class TransitionActions:
     goal_id: str | None
     past: PastView | None
     filter_text: str
+    filter_open: bool
 
     if TYPE_CHECKING:
         @property
@@ -82,7 +83,7 @@ class TransitionActions:
         if action == "back_to_now":
             return self.past is not None
         if action == "clear_filter":
-            return bool(self.filter_text) or bool(self.query_one("#goal-filter").display)
+            return bool(self.filter_text) or self.filter_open
         if action == "next_decision":
             return bool(self.console.decisions)
         if self.past is not None and action in PAST_DISABLED:
