@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import stat
 import tempfile
 from collections.abc import Iterator
@@ -21,10 +22,18 @@ def accounts() -> Iterator[Accounts]:
         pytest.skip(reason)
     base = Path(tempfile.mkdtemp(prefix="harn-accounts-"))  # not under /tmp/pytest-of-root (0700)
     base.chmod(0o755)
+    previous = signal.getsignal(signal.SIGTERM)
+    if previous == signal.SIG_DFL:  # a `timeout` ending the run still removes the accounts (pytest tears down)
+        signal.signal(signal.SIGTERM, _interrupt)
     try:
         yield from create_accounts(base)
     finally:
         shutil.rmtree(base, ignore_errors=True)
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")
 
 
 @pytest.fixture
