@@ -19,7 +19,9 @@ def read_verbs(plan_id: str) -> list[tuple[str, ...]]:
         ("supervisor", "list"), ("supervisor", "show", GOAL), ("supervisor", "plan", "list", GOAL),
         ("supervisor", "plan", "show", GOAL, plan_id), ("work", "list"), ("work", "show", "flaky-root"),
         ("approval", "list"), ("approval", "show", "apr-run-20260101T000000Z-abcdef-1"), ("pending",),
-        ("verify",), ("tui",),
+        ("verify",), ("tui",), ("supervisor", "history", GOAL), ("supervisor", "show", GOAL, "--at", "event:1"),
+        ("supervisor", "status"), ("supervisor", "plan", "diff", GOAL, plan_id), ("work", "diff", "flaky-root"),
+        ("web", "--port", "18765"),
     ]
 
 
