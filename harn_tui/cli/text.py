@@ -14,7 +14,7 @@ def _goal_text(goal: dict[str, Any]) -> str:
     lines = [
         _goal_line(goal),
         f"  reason: {goal['reason']}",
-        f"  root: {goal['root_work_id']}  generation: {goal['generation']}",
+        f"  root: {_v(goal['root_work_id'])}  generation: {goal['generation']}",
         f"  attempts: {goal['attempts_used']} used, {goal['attempts_remaining']} left;"
         f" replans: {goal['replans_used']} used, {goal['replans_remaining']} left",
     ]
@@ -121,6 +121,98 @@ def _status_text(document: dict[str, Any]) -> str:
     return "\n".join(lines) or "no serve loop keeps this tree"
 
 
+def _v(value: Any) -> str:
+    """A field for people: `-` for none (never Python's `None`)."""
+    return "-" if value is None or value == "" else str(value)
+
+
+def _pending_text(rows: list[dict[str, Any]]) -> str:
+    if not rows:
+        return "nothing is waiting for a human"
+    lines = []
+    for r in rows:
+        subject = " ".join(f"{name}={r[key]}" for name, key in (
+            ("goal", "goal_id"), ("plan", "plan_id"), ("work", "work_id"), ("approval", "approval_id"))
+            if r.get(key) is not None)
+        lines.append(f"{r['kind']:12} {subject}  {r['reason']}")
+        if r.get("question"):
+            lines.append(f"  question: {r['question']}")
+    return "\n".join(lines)
+
+
+def _work_text(item: dict[str, Any]) -> str:
+    lines = [f"{item['id']}  {item['state']}/{item['next_action']}  {item['title']}",
+             f"  reason: {_v(item['reason'])}",
+             f"  goal: {_v(item.get('goal_id'))}  attempts: {item['attempts_used']} of {item['max_attempts']}"
+             f"  depends on: {', '.join(item['dependencies']) or '-'}"]
+    intent = item.get("intent") or {}
+    if intent.get("objective"):
+        lines.append(f"  objective: {intent['objective']}")
+    lines += [f"  accept: {criterion}" for criterion in intent.get("acceptance", [])]
+    for attempt in item.get("attempts", []):
+        lines.append(f"  attempt {attempt['number']} {attempt['run_id']}: {attempt['status']}"
+                     + (f" [{attempt['class']}]" if attempt.get("class") else "")
+                     + (f" ({attempt['summary'] or attempt['reason']})"
+                        if attempt.get("summary") or attempt.get("reason") else ""))
+    lines += [f"  finding {f['id']}: {f['statement']}" for f in item.get("open_findings", [])]
+    if item.get("problem"):
+        lines.append(f"  problem: {item['problem']}")
+    return "\n".join(lines)
+
+
+def _approval_line(approval: dict[str, Any]) -> str:
+    request = approval.get("request") or {}
+    decision = approval.get("decision")
+    line = f"{approval['id']}  {approval['status']}  work {_v(request.get('work_id'))}: {_v(request.get('question'))}"
+    if decision:
+        line += f"  ({decision['verdict']} by {decision['actor']}: {_v(decision.get('reason'))})"
+    return line
+
+
+def _approval_text(approval: dict[str, Any]) -> str:
+    request = approval.get("request") or {}
+    lines = [_approval_line(approval)]
+    if request.get("details"):
+        lines.append(f"  details: {request['details']}")
+    lines.append(f"  goal: {_v(request.get('goal_id'))}  run: {_v(request.get('run_id'))}"
+                 f"  requested: {_v(request.get('requested_at'))}")
+    if approval.get("problem"):
+        lines.append(f"  problem: {approval['problem']}")
+    return "\n".join(lines)
+
+
+def _plan_text(plan: dict[str, Any]) -> str:
+    """`plan show`: the decision-relevant fields; the request, input and receipts are in `--json`."""
+    lines = [f"plan {plan['sequence']}: {plan['id']}  {plan['trigger']}  {plan['status']}",
+             f"  reason: {_v(plan.get('reason'))}",
+             f"  rationale: {_v(plan.get('rationale'))}",
+             f"  root: {_v(plan.get('root_work_id'))}  work: {', '.join(plan.get('work_ids') or []) or '-'}"]
+    proposal = plan.get("proposal")
+    if proposal:
+        lines.append(f"  proposal: {proposal['decision']}")
+        milestone = proposal.get("milestone")
+        if milestone:
+            lines.append(f"  milestone {milestone['sequence']}: {milestone['title']}")
+        for item in proposal.get("work", []):
+            after = f" (after {', '.join(item['dependencies'])})" if item.get("dependencies") else ""
+            lines.append(f"    {item['key']}  [{item['template']}]  {item['title']}{after}")
+    review = plan.get("review")
+    if review:
+        lines.append(f"  review: {review['outcome']}")
+        for verdict in review.get("reviews", []):
+            lines.append(f"    {verdict.get('reviewer', '?')}: {verdict.get('verdict', '?')}"
+                         f" ({_v(verdict.get('rationale'))})")
+    lines.append(f"  events: {len(plan.get('events', []))}  (the request, input and receipts: --json)")
+    return "\n".join(lines)
+
+
+def _demo_text(document: dict[str, Any]) -> str:
+    lines = [f"built the demo tree in {document['root']}", *(_goal_line(g) for g in document["goals"])]
+    lines += [f"problem: {p['path']}: {p['problem']}" for p in document.get("problems", [])]
+    lines.append(f"open it with: harn --root {document['root']} tui")
+    return "\n".join(lines)
+
+
 def render_text(route: tuple[str, ...], document: Any) -> str:
     if "outcome" in document and "event" in document:
         event = document["event"]
@@ -144,15 +236,20 @@ def render_text(route: tuple[str, ...], document: Any) -> str:
         lines = [_goal_line(g) for g in document["goals"]] or ["no goals"]
         lines += [f"problem: {p['path']}: {p['problem']}" for p in document["problems"]]
         return "\n".join(lines)
+    if route == ("demo",):
+        return _demo_text(document)
     if route == ("pending",):
-        rows = document["pending"]
-        if not rows:
-            return "nothing is waiting for a human"
-        return "\n".join(
-            f"{r['kind']:12} goal={r['goal_id']} plan={r['plan_id']} work={r['work_id']} "
-            f"approval={r['approval_id']}  {r['reason']}"
-            for r in rows
-        )
+        return _pending_text(document["pending"])
+    if route in (("work", "show"), ("work", "create")):
+        return _work_text(document)
+    if route == ("approval", "list"):
+        return "\n".join(_approval_line(a) for a in document["approvals"]) or "no approvals"
+    if route == ("approval", "show"):
+        return _approval_text(document)
+    if route == ("supervisor", "plan", "show"):
+        return _plan_text(document)
+    if route == ("schema",) and "$defs" not in document and "properties" not in document:
+        return "\n".join(document)  # the record names; `harn schema NAME` prints one schema
     if route == ("verify",):
         if document["ok"]:
             return "the tree is sound"
@@ -161,7 +258,7 @@ def render_text(route: tuple[str, ...], document: Any) -> str:
         return "\n".join(f"{w['id']}  {w['state']}/{w['next_action']}  {w['title']}" for w in document["work"])
     if route == ("supervisor", "plan", "list"):
         return "\n".join(
-            f"{p['sequence']:>3} {p['id']}  {p['trigger']}  {p['status']}  {p['reason'] or ''}"
+            f"{p['sequence']:>3} {p['id']}  {p['trigger']}  {p['status']}  {_v(p['reason'])}"
             for p in document["plans"]
         ) or "no plans"
     if route == ("supervisor", "status"):

@@ -221,7 +221,12 @@ def pending(layout: Layout) -> dict[str, Any]:
     resolver = WorkResolver(tree)
     standalone = [item for work_id in sorted(tree.work) if work_id not in view.owner
                   and (item := resolver.view(work_id)) is not None]
-    return {"pending": [decision.to_json() for decision in decisions_of(view.goals, standalone)]}
+    rows = [decision.to_json() for decision in decisions_of(view.goals, standalone)]
+    for row in rows:  # an approval is decided on its question: the row carries it
+        if row["kind"] == "approval":
+            approval = tree.approvals.get(row["approval_id"])
+            row["question"] = approval.request.question if approval is not None and approval.request else None
+    return {"pending": rows}
 
 
 def approval_document(tree: Tree, approval_id: str) -> dict[str, Any]:

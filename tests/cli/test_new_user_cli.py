@@ -113,3 +113,58 @@ def test_a_reader_that_closes_stdout_early_gets_no_traceback(root: Path) -> None
     piped = subprocess.run(f"'{sys.executable}' -m harn_tui --root '{root}' schema | head -c 10",
                            shell=True, capture_output=True, text=True, env=harn_env(), timeout=60)
     assert piped.stdout == '{\n  "goal"'[:10] and piped.stderr == "", piped.stderr
+
+
+def test_text_mode_is_for_people(harn: Harn, examples: Path) -> None:
+    """Without --json: no JSON document and no Python `None`; an approval shows its question."""
+    template = str(examples / "templates" / "investigate.py")
+    created = harn("work", "create", "Read the logs", template, "--objective", "Find the cause", "--accept", "cause",
+                   "--id", "logs")
+    assert created.returncode == 0, created.stderr
+    assert created.stdout.startswith("logs  ready/run  Read the logs\n")
+    assert "objective: Find the cause" in created.stdout
+    harn("work", "run", "logs")
+    outputs = {name: harn(*argv) for name, argv in {
+        "pending": ["pending"], "work show": ["work", "show", "logs"], "approval list": ["approval", "list"],
+        "schema": ["schema"], "work list": ["work", "list"]}.items()}
+    for name, done in outputs.items():
+        assert done.returncode == 0, (name, done.stderr)
+        assert not done.stdout.lstrip().startswith(("{", "[")) and "None" not in done.stdout, (name, done.stdout)
+    assert "  question: May I read the production logs?" in outputs["pending"].stdout
+    assert "goal=" not in outputs["pending"].stdout  # standalone work: no goal, and no `goal=None`
+    assert "May I read the production logs?" in outputs["approval list"].stdout
+    assert outputs["schema"].stdout.splitlines()[:2] == ["goal", "work"]
+    approval_id = harn.json("pending")["pending"][0]["approval_id"]
+    shown = harn("approval", "show", approval_id)
+    assert shown.stdout.startswith(f"{approval_id}  pending  work logs: May I read the production logs?")
+    assert "details: Read-only, last 24 hours." in shown.stdout
+
+
+def test_plan_show_text_is_short(harn: Harn, examples: Path) -> None:
+    assert harn("supervisor", "create", "--team", str(examples / "team.json"), "--replanning",
+                str(examples / "replanning.json"), "--mission", str(examples / "mission.json"),
+                "--id", "g").returncode == 0
+    harn("supervisor", "run", "g")
+    plan_id = harn.json("supervisor", "show", "g")["pending_plan_id"]
+    shown = harn("supervisor", "plan", "show", "g", plan_id)
+    lines = shown.stdout.splitlines()
+    assert shown.returncode == 0 and len(lines) < 20, shown.stdout
+    assert lines[0] == f"plan 1: {plan_id}  initial  proposed"
+    assert "    investigate  [investigate]  Find why the last attempt failed" in lines
+    assert "    critic: approve (Small, ordered, and every step is checkable.)" in lines
+    assert "reply_schema" not in shown.stdout and "None" not in shown.stdout
+
+
+def test_demo_without_the_console_prints_where_its_tree_is(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    from tests.conftest import harn_env
+
+    built = subprocess.run([sys.executable, "-m", "harn_tui", "demo", "--no-tui", str(tmp_path / "demo")],
+                           capture_output=True, text=True, env=harn_env(), timeout=300)
+    assert built.returncode == 0, built.stderr
+    lines = built.stdout.splitlines()
+    assert lines[0] == f"built the demo tree in {tmp_path / 'demo'}"
+    assert lines[1].startswith("demo-1-job-queue  awaiting_attention/review_plan  ")
+    assert lines[-1] == f"open it with: harn --root {tmp_path / 'demo'} tui"

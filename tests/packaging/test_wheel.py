@@ -69,7 +69,7 @@ def test_the_wheel_installs_into_a_fresh_venv_and_runs_from_elsewhere(tmp_path: 
     demo = tmp_path / "demo"
     built = json.loads(run([harn, "demo", "--no-tui", demo, "--json"], cwd=elsewhere, env=env).stdout)
     assert len(built["goals"]) == 5 and built["problems"] == []
-    schemas = json.loads(run([harn, "schema"], cwd=elsewhere, env=env).stdout)
+    schemas = json.loads(run([harn, "schema", "--json"], cwd=elsewhere, env=env).stdout)
     assert {"goal", "work", "proof"} <= set(schemas)
     console_in_tmux(harn, demo, elsewhere, env, tmp_path.name)
 
