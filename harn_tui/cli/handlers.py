@@ -85,7 +85,7 @@ def schema(ctx: Context) -> Result:
 def pending(ctx: Context) -> Result:
     from harn_tui.core.queries import pending as pending_document
 
-    return Result(pending_document(ctx.layout()))
+    return Result(pending_document(ctx.layout(), with_questions=not ctx.json))
 
 
 def verify(ctx: Context) -> Result:

@@ -212,8 +212,9 @@ def list_work(layout: Layout) -> dict[str, Any]:
     return {"work": items}
 
 
-def pending(layout: Layout) -> dict[str, Any]:
-    """Every decision waiting for a human, across goals and standalone work, oldest first."""
+def pending(layout: Layout, with_questions: bool = False) -> dict[str, Any]:
+    """Every decision waiting for a human, across goals and standalone work, oldest first. `with_questions`: an
+    approval row also carries its request's question (for people; the JSON document has the contract's fields)."""
     from harn_tui.core.decisions import decisions_of
 
     tree = Tree.load(layout)
@@ -222,7 +223,7 @@ def pending(layout: Layout) -> dict[str, Any]:
     standalone = [item for work_id in sorted(tree.work) if work_id not in view.owner
                   and (item := resolver.view(work_id)) is not None]
     rows = [decision.to_json() for decision in decisions_of(view.goals, standalone)]
-    for row in rows:  # an approval is decided on its question: the row carries it
+    for row in rows if with_questions else []:
         if row["kind"] == "approval":
             approval = tree.approvals.get(row["approval_id"])
             row["question"] = approval.request.question if approval is not None and approval.request else None

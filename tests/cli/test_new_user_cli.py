@@ -134,7 +134,9 @@ def test_text_mode_is_for_people(harn: Harn, examples: Path) -> None:
     assert "goal=" not in outputs["pending"].stdout  # standalone work: no goal, and no `goal=None`
     assert "May I read the production logs?" in outputs["approval list"].stdout
     assert outputs["schema"].stdout.splitlines()[:2] == ["goal", "work"]
-    approval_id = harn.json("pending")["pending"][0]["approval_id"]
+    [row] = harn.json("pending")["pending"]
+    assert "question" not in row  # the JSON document keeps the contract's fields
+    approval_id = row["approval_id"]
     shown = harn("approval", "show", approval_id)
     assert shown.stdout.startswith(f"{approval_id}  pending  work logs: May I read the production logs?")
     assert "details: Read-only, last 24 hours." in shown.stdout
