@@ -110,7 +110,7 @@ def test_a_reader_that_closes_stdout_early_gets_no_traceback(root: Path) -> None
 
     from tests.conftest import harn_env
 
-    piped = subprocess.run(f"'{sys.executable}' -m harn_tui --root '{root}' schema | head -c 10",
+    piped = subprocess.run(f"'{sys.executable}' -m harn_tui --root '{root}' schema --json | head -c 10",
                            shell=True, capture_output=True, text=True, env=harn_env(), timeout=60)
     assert piped.stdout == '{\n  "goal"'[:10] and piped.stderr == "", piped.stderr
 
