@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from dataclasses import dataclass
@@ -218,10 +219,20 @@ def _loop_result(ctx: Context, report: TickReport) -> Result:
 
 
 def supervisor_serve(ctx: Context) -> Result:
+    from harn_tui.cli.text import serve_line
     from harn_tui.core.supervisor import serve
 
+    as_json = ctx.json
+
+    def report(goal_id: str, tick: TickReport) -> None:
+        """One line per tick that did something (a JSON line with --json); a quiet tick prints nothing."""
+        if tick.acted or tick.error is not None:
+            line = (json.dumps({"goal_id": goal_id, **tick.to_json()}, ensure_ascii=False) if as_json
+                    else serve_line(goal_id, tick.to_json()))
+            print(line, flush=True)
+
     serve(ctx.layout(), goal_ids=list(ctx.arg("goals") or []), wake_interval_s=ctx.arg("wake_interval"),
-          actor=ctx.actor)
+          actor=ctx.actor, on_report=report)
     return Result(None)
 
 

@@ -47,6 +47,19 @@ def _tick_text(report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def serve_line(goal_id: str, report: dict[str, Any]) -> str:
+    """`supervisor serve`: one line per tick that acted, what it did."""
+    did = "; ".join(f"{o['kind']} {o.get('plan_id') or o.get('work_id')}: {o['status']}" for o in report["outcomes"])
+    line = (f"{goal_id}: {report['stop_reason']}  (dispatches {report['dispatches']},"
+            f" acceptances {report['acceptances']}, replans {report['replans']})")
+    if did:
+        line += f"  {did}"
+    if report.get("error"):
+        line += f"  error: {report['error']['message']}"
+    goal = report.get("goal")
+    return line + (f"  -> {goal['state']}/{goal['next_action']}" if goal else "")
+
+
 def _attempt_text(attempt: dict[str, Any]) -> str:
     resumed = ", resumed" if attempt["resumed"] else ""
     line = f"{attempt['run_id']}  attempt {attempt['attempt']} ({attempt['trigger']}{resumed}): {attempt['status']}"

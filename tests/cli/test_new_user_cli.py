@@ -170,3 +170,42 @@ def test_demo_without_the_console_prints_where_its_tree_is(tmp_path: Path) -> No
     assert lines[0] == f"built the demo tree in {tmp_path / 'demo'}"
     assert lines[1].startswith("demo-1-job-queue  awaiting_attention/review_plan  ")
     assert lines[-1] == f"open it with: harn --root {tmp_path / 'demo'} tui"
+
+
+def _first_serve_line(root: Path, *args: str) -> str:
+    """Start `harn supervisor serve`, wait (generously) for its first line, then interrupt it."""
+    import select
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from tests.conftest import harn_env
+
+    serving = subprocess.Popen([sys.executable, "-m", "harn_tui", "--root", str(root), "supervisor", "serve", *args,
+                                "--wake-interval", "1"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env=harn_env())
+    try:
+        assert serving.stdout is not None
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([serving.stdout], [], [], 1)
+            if ready:
+                return serving.stdout.readline()
+        raise AssertionError("serve printed nothing in 90 s")
+    finally:
+        serving.send_signal(signal.SIGINT)
+        serving.wait(timeout=60)
+
+
+def test_serve_prints_a_line_per_tick_that_acted(harn: Harn, root: Path, examples: Path) -> None:
+    assert harn("work", "create", "T", str(examples / "templates" / "implement.py"), "--objective", "O",
+                "--id", "w").returncode == 0
+    assert harn("supervisor", "create", "--team", str(examples / "team.json"), "--replanning",
+                str(examples / "replanning.json"), "--root-work", "w", "--id", "g").returncode == 0
+    text = _first_serve_line(root, "g")
+    assert text == ("g: needs_human  (dispatches 1, acceptances 0, replans 0)  attempt w: passed"
+                    "  -> awaiting_attention/review\n"), text
+    assert harn("work", "reopen", "w", "--finding", "once more").returncode == 0
+    line = json.loads(_first_serve_line(root, "--json", "g"))
+    assert (line["goal_id"], line["dispatches"], line["outcomes"][0]["status"]) == ("g", 1, "passed")
