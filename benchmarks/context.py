@@ -47,7 +47,11 @@ class Context:
         machines reclaim page cache behind the benchmark's back (this VM does: reading the L tree took 14 s with
         the cache reclaimed, 3 s right after), and a reclaimed cache would be paid by whichever side of a
         comparison reads first. Untimed."""
-        for folder, _, names in os.walk(self.tree(size).root):
+        self.warm_page_cache_at(self.tree(size).root)
+
+    def warm_page_cache_at(self, root: Path) -> None:
+        """`warm_page_cache` for any tree (a scratch copy)."""
+        for folder, _, names in os.walk(root):
             for name in names:
                 try:
                     fd = os.open(os.path.join(folder, name), os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)

@@ -16,7 +16,7 @@ from pathlib import Path
 from benchmarks.context import REPO, Context
 from benchmarks.table import Figure, render
 
-GROUPS = ("load", "refresh", "cli", "transitions", "tick", "console", "history")
+GROUPS = ("load", "refresh", "cli", "transitions", "tick", "console", "history", "serve")
 
 
 def machine() -> str:

@@ -33,7 +33,8 @@ MODELS = {
 }
 FIGURE_GROUPS = ("cold load", "re-projected", "supervisor show", "harn --help", "transition", "tick",
                  "first paint", "keypress", "append by another process", "peak memory", "bytes to the terminal",
-                 "--at event:K", "History tab", "`/` filter", "`n`")
+                 "--at event:K", "History tab", "`/` filter", "`n`",
+                 "idle `serve`", "tick start", "embedded supervisor on")
 
 
 def test_a_generated_tree_is_what_the_core_would_have_written(tmp_path: Path) -> None:
@@ -63,7 +64,7 @@ def test_the_benchmark_command_measures_every_figure_on_a_small_tree(tmp_path: P
     result = subprocess.run(
         [sys.executable, "-m", "benchmarks", "--large", "S", "--small", "S", "--repeats", "2", "--heavy-repeats",
          "1", "--no-enforce", "--cache-dir", str(tmp_path / "trees"), "--json", str(out)],
-        cwd=REPO, capture_output=True, text=True, timeout=280, check=False,
+        cwd=REPO, capture_output=True, text=True, timeout=400, check=False,
     )
     assert result.returncode == 0, result.stdout + result.stderr
     figures = json.loads(out.read_text())["figures"]

@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import work
 from textual.app import App
@@ -41,6 +41,10 @@ from harn_tui.tui.screens.main import MainScreen
 from harn_tui.tui.textual_compat import app_closing
 from harn_tui.tui.watcher import TreeWatcher
 from harn_tui.tui.widgets.header import HeaderState
+
+if TYPE_CHECKING:
+    from harn_tui.core.changes import ChangeFeed
+    from harn_tui.core.projection import GoalView
 
 LIVENESS_EVERY_S = 1.0
 BEAT_AT_MOST_EVERY_S = 0.5
@@ -131,7 +135,8 @@ class HarnConsole(App[None]):
         if self.presence_enabled:
             self.set_interval(HEARTBEAT_EVERY_S, self._heartbeat, name="presence")
         if self.supervisor_wanted:
-            self.start_supervisor()
+            # after the first paint, as the watcher: its first round competes with the first frame
+            self.call_after_refresh(self.start_supervisor)
         self._catch_signals()
 
     def _catch_signals(self) -> None:
@@ -362,12 +367,20 @@ class HarnConsole(App[None]):
             self.start_supervisor()
 
     def start_supervisor(self) -> None:
+        """Start the embedded loop, fed by this console's watcher (subscribed here, before its first batch can
+        arrive) and seeded with the goals as this console projects them; without a watcher, serve watches."""
+        from harn_tui.core.changes import ChangeFeed
+
         if self.supervisor_running:
             return
         stop = threading.Event()
         self._supervisor_stop = stop
-        self._supervisor_thread = threading.Thread(target=self._serve, args=(stop,), name="harn-embedded-supervisor",
-                                                   daemon=True)
+        feed = ChangeFeed(self.layout.base) if self.watcher is not None else None
+        if self.watcher is not None and feed is not None:
+            self.watcher.subscribers.append(feed.put)
+        known = dict(self.model.goals) if feed is not None and self.model is not None else None
+        self._supervisor_thread = threading.Thread(target=self._serve, args=(stop, feed, known),
+                                                   name="harn-embedded-supervisor", daemon=True)
         self.supervisor_status = "starting"
         self._supervisor_thread.start()
         self.refresh_header_if_ready()
@@ -378,37 +391,32 @@ class HarnConsole(App[None]):
         self.supervisor_status = "stopping"
         self.refresh_header_if_ready()
 
-    def _serve(self, stop: threading.Event) -> None:
+    def _serve(self, stop: threading.Event, feed: ChangeFeed | None, known: dict[str, GoalView] | None) -> None:
         try:
-            from harn_tui.core.supervisor import serve
-        except ImportError as error:
-            self.post_message(SupervisorStatus("unavailable", str(error)))
-            return
-        self.post_message(SupervisorStatus("on"))
+            try:
+                from harn_tui.core.supervisor import serve
+            except ImportError as error:
+                self.post_message(SupervisorStatus("unavailable", str(error)))
+                return
+            self.post_message(SupervisorStatus("on"))
 
-        from harn_tui.core.supervisor.wakes import ChangeFeed
+            def on_report(goal_id: str, report: Any) -> None:
+                self.post_message(SupervisorStatus("on", last_tick=f"{goal_id}: {tick_summary(report)}"))
+                if report.error is not None:  # serve backs this goal off and goes on with the others
+                    self.post_message(SupervisorStatus("on", report.error.message))
 
-        def on_report(goal_id: str, report: Any) -> None:
-            self.post_message(SupervisorStatus("on", last_tick=f"{goal_id}: {tick_summary(report)}"))
-            if report.error is not None:  # serve backs this goal off and goes on with the others
-                self.post_message(SupervisorStatus("on", report.error.message))
-
-        # fed by the console's one watcher; without one (a console that does not watch), serve watches itself
-        watcher = self.watcher
-        feed = ChangeFeed(self.layout.base) if watcher is not None else None
-        if watcher is not None and feed is not None:
-            watcher.subscribers.append(feed.put)
-        try:
-            serve(self.layout, [], SUPERVISOR_WAKE_S, stop, on_report, feed=feed, actor=self.actor)
-        except (HarnError, OSError) as error:
-            typed = harn_error_of(error)
-            if typed is None:
-                raise
-            self.post_message(SupervisorStatus("failed", typed.message))
-            return
+            try:
+                serve(self.layout, [], SUPERVISOR_WAKE_S, stop, on_report, feed=feed, actor=self.actor,
+                      known=known)
+            except (HarnError, OSError) as error:
+                typed = harn_error_of(error)
+                if typed is None:
+                    raise
+                self.post_message(SupervisorStatus("failed", typed.message))
+                return
         finally:
-            if watcher is not None and feed is not None:
-                watcher.subscribers.remove(feed.put)
+            if self.watcher is not None and feed is not None and feed.put in self.watcher.subscribers:
+                self.watcher.subscribers.remove(feed.put)
         self.post_message(SupervisorStatus("off"))
 
     def on_supervisor_status(self, message: SupervisorStatus) -> None:

@@ -20,7 +20,7 @@ import signal
 import stat
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
@@ -28,16 +28,18 @@ from typing import Any
 
 from watchfiles import watch
 
+from harn_tui.core.changes import ChangeFeed
 from harn_tui.core.errors import CorruptJournal, HarnError, SystemRefused, harn_error_of
 from harn_tui.core.ids import is_valid_id
 from harn_tui.core.journal import read_record
 from harn_tui.core.layout import Layout
+from harn_tui.core.projection import GoalView
 from harn_tui.core.records import GoalIntent
 from harn_tui.core.service import LoopState, ServiceHeartbeat
 from harn_tui.core.supervisor.report import TickReport
 from harn_tui.core.supervisor.run import run_bounded
 from harn_tui.core.supervisor.tick import require_goal
-from harn_tui.core.supervisor.wakes import ChangeFeed, WakeIndex
+from harn_tui.core.supervisor.wakes import WakeIndex
 
 log = logging.getLogger("harn_tui.supervisor")
 
@@ -179,11 +181,14 @@ def serve(
     feed: ChangeFeed | None = None,
     actor: str = "supervisor",
     rescan_s: float = RESCAN_S,
+    known: Mapping[str, GoalView] | None = None,
 ) -> None:
     """Serve until `stop` is set (or, with no `stop` given in the main thread, until SIGINT/SIGTERM).
 
     Goals named explicitly must exist (NotFound, exit 4, before anything runs). Without a `feed`, a watchfiles
-    thread of this loop's own fills one; with it, the caller's watcher must put every changed path in it."""
+    thread of this loop's own fills one; with it, the caller's watcher must put every changed path in it.
+    `known` are projections the caller already holds (the console's): the first round then ticks only those of
+    them a tick would act on, instead of reading every goal again to find that out."""
     for goal_id in goal_ids or ():
         require_goal(layout, goal_id)
     event = stop if stop is not None else threading.Event()
@@ -198,7 +203,8 @@ def serve(
         feed = ChangeFeed(layout.base)
         _watch_in_thread(layout, feed, watcher_stop)
     try:
-        _loop(layout, named, order, max(0.05, wake_interval_s), event, on_report, feed, state, rescan_s)
+        _loop(layout, named, order, max(0.05, wake_interval_s), event, on_report, feed, state, rescan_s,
+              known or {})
     finally:
         watcher_stop.set()
         heartbeat.stop()
@@ -207,9 +213,11 @@ def serve(
 
 
 def _loop(layout: Layout, named: list[str], order: list[str], wake_interval_s: float, stop: threading.Event,
-          on_report: ReportSink | None, feed: ChangeFeed, state: LoopState, rescan_s: float) -> None:
+          on_report: ReportSink | None, feed: ChangeFeed, state: LoopState, rescan_s: float,
+          known: Mapping[str, GoalView]) -> None:
     index = WakeIndex(layout, wake_interval_s)
     index.enroll(order)
+    index.seed(known)
     budgets: dict[str, GoalBudget] = {}
     backoff = 0.0
     rescanned = time.monotonic()

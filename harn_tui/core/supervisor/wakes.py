@@ -11,75 +11,20 @@ wake interval instead; a goal another supervisor held is simply tried again then
 from __future__ import annotations
 
 import json
-import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harn_tui.core.fsio import is_temp_name
+from harn_tui.core.changes import ChangeFeed as ChangeFeed
+from harn_tui.core.changes import Parts
 from harn_tui.core.ids import is_valid_id
 from harn_tui.core.layout import Layout
 from harn_tui.core.leases import is_held
 from harn_tui.core.projection import GoalView
 from harn_tui.core.supervisor.report import TickReport
 
-QUIET_NAMES = frozenset({"lease", "supervisor.lock", "transcript.jsonl"})
-QUIET_TOPS = frozenset({"cache", "presence", "service"})
 RETRY_STOP_REASONS = frozenset({"busy"})
-
-
-Parts = tuple[str, ...]
-
-
-def wakes_the_loop(parts: Parts) -> bool:
-    """A change (its path's parts under `.harnery/`) that can change a decision: records and event logs, not
-    leases, transcripts, scratch, presence or service heartbeats, caches or temporary files."""
-    if not parts or parts[0] in QUIET_TOPS or "scratch" in parts:
-        return False
-    return parts[-1] not in QUIET_NAMES and not is_temp_name(parts[-1])
-
-
-def parts_under(bases: tuple[Path, ...], path: str | Path) -> Parts | None:
-    """The parts of `path` under the first of `bases` that holds it (the tree as named, and resolved)."""
-    for base in bases:
-        try:
-            return Path(path).relative_to(base).parts
-        except ValueError:
-            continue
-    return None
-
-
-class ChangeFeed:
-    """Changed paths from a watcher thread to the serve loop: `put` from any thread, `wait` in the loop. Only
-    paths that can change a decision are kept (a template streaming its transcript never wakes the loop)."""
-
-    def __init__(self, base: Path) -> None:
-        self.bases = (base, base.resolve())
-        self._paths: set[Parts] = set()
-        self._changed = threading.Condition()
-
-    def put(self, paths: Iterable[str | Path]) -> None:
-        batch = {parts for parts in (parts_under(self.bases, path) for path in paths)
-                 if parts is not None and wakes_the_loop(parts)}
-        if not batch:
-            return
-        with self._changed:
-            self._paths |= batch
-            self._changed.notify_all()
-
-    def wait(self, timeout_s: float, stop: threading.Event) -> set[Parts]:
-        """Every path put since the last call; waits up to `timeout_s` for the first (in slices, so a `stop` set
-        from another thread is seen within a quarter second)."""
-        deadline = time.monotonic() + max(0.0, timeout_s)
-        with self._changed:
-            while not self._paths and not stop.is_set():
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    break
-                self._changed.wait(min(left, 0.25))
-            paths, self._paths = self._paths, set()
-        return paths
 
 
 @dataclass
@@ -110,6 +55,18 @@ class WakeIndex:
             if goal_id not in self.watches:
                 self.watches[goal_id] = GoalWatch()
                 self.due.add(goal_id)
+
+    def seed(self, views: Mapping[str, GoalView]) -> None:
+        """Goals whose state is already known (the console's projections): each is indexed from its view and due
+        only when a tick would act on it; the others wait for a change, as after a tick that found nothing."""
+        for goal_id, view in views.items():
+            if goal_id not in self.watches or goal_id not in self.due:
+                continue
+            watch = self.watches[goal_id]
+            self._index(goal_id, watch, view)
+            watch.held_leases = self._held_by_others(view)
+            if not would_act(view):
+                self.due.discard(goal_id)
 
     def mark_all(self) -> None:
         self.due |= set(self.watches)
@@ -210,6 +167,20 @@ class WakeIndex:
             if watch.held_leases and not all(is_held(lease) for lease in watch.held_leases):
                 watch.held_leases = ()
                 self.due.add(goal_id)
+
+
+ACTING_ACTIONS = frozenset({"run", "replan", "plan_initial", "plan_milestone"})
+
+
+def would_act(view: GoalView) -> bool:
+    """Whether a tick of a goal in this state could write anything: a goal that needs a human, has succeeded,
+    is blocked or out of budget is left alone by a tick (SPEC 7), so it need not be ticked to know that."""
+    if view.next_action in ACTING_ACTIONS:
+        return True
+    replanning = view.intent.replanning if view.intent is not None else None
+    pending = view.plan(view.pending_plan_id or "")
+    return view.next_action == "review_plan" and pending is not None and (
+        pending.decision == "attention" or (replanning is not None and replanning.auto_apply))
 
 
 def _reindex(index: dict[str, set[str]], goal_id: str, before: frozenset[str], after: set[str]) -> None:
