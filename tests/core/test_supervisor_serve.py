@@ -174,9 +174,9 @@ def test_an_unchanged_goal_that_needs_a_human_is_not_ticked_again_and_a_change_w
     time.sleep(1.0)  # ten wake intervals with nothing changed
     assert _ticks(loop) == idle, "an idle goal that needs a human is not read again"
     reopen_work(kit.layout, "root-b", actor="alice", findings=["Handle the empty queue."])
-    wait_for(lambda: started_attempts(kit.layout, "root-b") == 2, timeout=5)
-    after = _settled(loop)
-    assert after[first] == idle[first] and after[second] > idle[second]
+    wait_for(lambda: started_attempts(kit.layout, "root-b") == 2, timeout=10)
+    wait_for(lambda: _ticks(loop)[second] > idle[second], timeout=20)  # its run's report, once the attempt ends
+    assert _settled(loop)[first] == idle[first], "the other goal was not ticked"
     loop.halt()
 
 
