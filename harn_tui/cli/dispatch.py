@@ -21,6 +21,7 @@ ROUTES: dict[tuple[str, ...], Handler] = {
     ("fault-points",): h.fault_points,
     ("tui",): h.tui,
     ("demo",): h.demo,
+    ("examples",): h.examples,
     ("web",): h.web,
     ("supervisor", "create"): h.supervisor_create,
     ("supervisor", "list"): h.supervisor_list,

@@ -122,6 +122,29 @@ def web(ctx: Context) -> Result:
     return Result(None, serve_web(layout, ctx.actor, options))
 
 
+def examples(ctx: Context) -> Result:
+    """Copy the example team, replanning, mission, planner, reviewer and templates (the files the guide uses) to
+    DIR: from the installed package, or from the source checkout in an editable install."""
+    import shutil
+
+    from harn_tui.core.errors import Refused
+
+    package = Path(__file__).resolve().parents[1]
+    packaged = package / "examples"
+    source = packaged if packaged.is_dir() else package.parent / "tests" / "fixtures" / "examples"
+    fail = packaged / "templates" / "fail.py" if packaged.is_dir() else package.parent / "tests/fixtures/loop/fail.py"
+    target = Path(ctx.arg("dir"))
+    if target.exists() and (not target.is_dir() or any(target.iterdir())):
+        raise Refused(f"{target} exists and is not an empty directory; name a new one (nothing was copied)")
+    try:
+        shutil.copytree(source, target, dirs_exist_ok=True)
+        shutil.copy2(fail, target / "templates" / "fail.py")
+    except OSError as error:
+        raise _unusable("examples directory", target, error) from None
+    files = sorted(str(path.relative_to(target)) for path in target.rglob("*") if path.is_file())
+    return Result({"examples": str(target.resolve()), "files": files})
+
+
 def demo(ctx: Context) -> Result:
     from harn_tui.core.demo import build_demo
 

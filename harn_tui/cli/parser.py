@@ -102,6 +102,8 @@ def build_parser() -> Parser:
     tui.add_argument("--no-supervisor", action="store_true", help="do not run the embedded supervisor loop")
     tui.add_argument("--no-bell", action="store_true",
                      help="do not ring the terminal bell when a new decision arrives (also HARN_BELL=0)")
+    examples = _leaf(groups, "examples", "copy the example team, replanning, mission, specialists and templates")
+    examples.add_argument("dir", help="a new (or empty) directory to copy them into")
     demo = _leaf(groups, "demo", "build a demo tree with scripted specialists and open the console")
     demo.add_argument("--no-tui", action="store_true", help="build the demo tree and print its state only")
     demo.add_argument("dir", nargs="?", help="where to build the demo tree (default: a new temp directory)")

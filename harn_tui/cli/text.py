@@ -251,6 +251,8 @@ def render_text(route: tuple[str, ...], document: Any) -> str:
         return "\n".join(lines)
     if route == ("demo",):
         return _demo_text(document)
+    if route == ("examples",):
+        return f"copied the examples to {document['examples']}: " + ", ".join(document["files"])
     if route == ("pending",):
         return _pending_text(document["pending"])
     if route in (("work", "show"), ("work", "create")):

@@ -209,3 +209,15 @@ def test_serve_prints_a_line_per_tick_that_acted(harn: Harn, root: Path, example
     assert harn("work", "reopen", "w", "--finding", "once more").returncode == 0
     line = json.loads(_first_serve_line(root, "--json", "g"))
     assert (line["goal_id"], line["dispatches"], line["outcomes"][0]["status"]) == ("g", 1, "passed")
+
+
+def test_examples_copies_the_files_the_guide_uses(harn: Harn, tmp_path: Path) -> None:
+    target = tmp_path / "files"
+    copied = harn("examples", str(target))
+    assert copied.returncode == 0, copied.stderr
+    assert copied.stdout.startswith(f"copied the examples to {target}: mission.json, planner.py, ")
+    for name in ("team.json", "replanning.json", "mission.json", "planner.py", "reviewer.py",
+                 "templates/implement.py", "templates/investigate.py", "templates/fail.py"):
+        assert (target / name).is_file(), name
+    again = harn("examples", str(target))
+    assert again.returncode == 3 and "exists and is not an empty directory" in again.stderr

@@ -71,6 +71,8 @@ def test_the_wheel_installs_into_a_fresh_venv_and_runs_from_elsewhere(tmp_path: 
     assert len(built["goals"]) == 5 and built["problems"] == []
     schemas = json.loads(run([harn, "schema", "--json"], cwd=elsewhere, env=env).stdout)
     assert {"goal", "work", "proof"} <= set(schemas)
+    copied = json.loads(run([harn, "examples", tmp_path / "files", "--json"], cwd=elsewhere, env=env).stdout)
+    assert {"team.json", "replanning.json", "mission.json", "planner.py", "templates/fail.py"} <= set(copied["files"])
     console_in_tmux(harn, demo, elsewhere, env, tmp_path.name)
 
 
