@@ -14,6 +14,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from harn_tui.agent.git import GitFailure
 from harn_tui.agent.parameters import DEFAULT_MAX_DIFF_KB, AgentParameters
 from harn_tui.agent.workspace import repository_of
 from harn_tui.core.creation import load_team
@@ -79,7 +80,11 @@ def agent_parameters(
     for argv in parameters.check_argvs():
         if "/" not in argv[0] and shutil.which(argv[0]) is None:
             raise UsageError(f"--check {shlex.join(argv)!r}: {argv[0]!r} is not a command on PATH")
-    if workspace == "git" and repository_of(where) is None:
+    try:
+        repository = repository_of(where) if workspace == "git" else None
+    except GitFailure as error:
+        raise UsageError(f"--workspace git: {error.message}") from None
+    if workspace == "git" and repository is None:
         raise UsageError(f"--workspace git: {where} is not inside a git work tree")
     return parameters
 

@@ -43,8 +43,16 @@ def branch_name(work_id: str, run_id: str) -> str:
 
 
 def repository_of(directory: Path) -> Path | None:
-    """The top of the git work tree holding `directory`, or None outside one."""
+    """The top of the git work tree holding `directory`, or None outside one. A repository git refuses because
+    another account owns it is `GitFailure` naming `safe.directory`: working in scratch instead would drop the
+    operator's repository without a word."""
     done = run_git(directory, ["rev-parse", "--show-toplevel"])
+    if done.returncode != 0 and "dubious ownership" in done.stderr:
+        raise GitFailure(
+            f"git refuses the repository holding {directory}: another account owns it (dubious ownership); "
+            "each operator allows it once with `git config --global --add safe.directory <repository>`",
+            done.stderr,
+        )
     if done.returncode != 0 or not done.stdout.strip():
         return None
     return Path(done.stdout.strip()).resolve()

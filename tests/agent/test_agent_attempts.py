@@ -211,6 +211,27 @@ def test_a_repository_without_a_commit_is_an_environment_failure(
     assert "has no commit yet" in (result.reason or "")
 
 
+@pytest.mark.skipif(os.geteuid() != 0, reason="giving the repository to another account needs root")
+def test_a_repository_git_refuses_for_its_owner_names_safe_directory(
+    tmp_path: Path, team: Path, fakes: Path
+) -> None:
+    """Another account's repository is not "no repository": the attempt fails saying how to allow it, and the
+    worker never runs in scratch instead."""
+    from tests.agent.kit import make_repository, tree_in
+
+    repository = make_repository(tmp_path / "theirs")
+    layout = tree_in(repository)
+    template = agent_template(tmp_path / "implement.py", team)
+    work = agent_work(layout, template)
+    for path in [repository, *repository.rglob("*")]:
+        if ".harnery" not in path.parts:
+            os.lchown(path, 65534, 65534)
+    result = run_work(layout, work, actor="alice", retry=False)
+    assert (result.status, result.class_) == ("failed", "environment")
+    assert "dubious ownership" in (result.reason or "") and "safe.directory" in (result.reason or "")
+    assert recorded(fakes, "worker") == []
+
+
 def test_a_branch_name_git_rejects_is_an_environment_failure(
     layout: Layout, team: Path, fakes: Path, tmp_path: Path
 ) -> None:
