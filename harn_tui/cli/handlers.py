@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from harn_tui.cli.context import Context
 
 if TYPE_CHECKING:
+    from harn_tui.core.executors import Executor
     from harn_tui.core.supervisor import TickReport
 
 
@@ -106,7 +107,8 @@ def tui(ctx: Context) -> Result:
     from harn_tui.tui.launch import run_console
 
     bell = not ctx.arg("no_bell") and os.environ.get("HARN_BELL", "1") != "0"
-    run_console(ctx.layout(), actor=ctx.actor, supervisor=not ctx.arg("no_supervisor"), bell=bell)
+    run_console(ctx.layout(), actor=ctx.actor, supervisor=not ctx.arg("no_supervisor"), bell=bell,
+                executor=_executor(ctx))
     return Result(None)
 
 
@@ -117,7 +119,7 @@ def web(ctx: Context) -> Result:
     resolve_actor(ctx.arg("actor"))  # ID syntax, before the tree is looked up
     public_url = check_public_url(ctx.arg("public_url"))
     options = WebOptions(host=ctx.arg("host"), port=ctx.arg("port"), public_url=public_url,
-                         supervisor=not ctx.arg("no_supervisor"), as_json=ctx.json)
+                         supervisor=not ctx.arg("no_supervisor"), as_json=ctx.json, executor=_executor(ctx))
     layout = ctx.layout()
     return Result(None, serve_web(layout, ctx.actor, options))
 
@@ -222,19 +224,29 @@ def supervisor_history(ctx: Context) -> Result:
 def supervisor_tick(ctx: Context) -> Result:
     from harn_tui.core.supervisor import tick_goal
 
-    return _loop_result(ctx, tick_goal(ctx.layout(), ctx.arg("goal")))
+    return _loop_result(ctx, tick_goal(ctx.layout(), ctx.arg("goal"), _executor(ctx)))
 
 
 def supervisor_run(ctx: Context) -> Result:
     from harn_tui.core.supervisor import run_goal
 
-    return _loop_result(ctx, run_goal(ctx.layout(), ctx.arg("goal")))
+    return _loop_result(ctx, run_goal(ctx.layout(), ctx.arg("goal"), _executor(ctx)))
+
+
+def _executor(ctx: Context) -> Executor:
+    """The executor `--executor` / `--ray-address` choose (checked already: the precheck)."""
+    from harn_tui.core.executors import select_executor
+
+    return select_executor(ctx.arg("executor"), ctx.arg("ray_address"))
 
 
 def _loop_result(ctx: Context, report: TickReport) -> Result:
     """The tick or run document; one stopped by a refused write (`io_error`) exits 6, its document carrying
-    the error as a failing command's does (without --json, the one line on stderr)."""
+    the error as a failing command's does (without --json, the one line on stderr). One stopped because the
+    executor is unavailable exits 0 (nothing was recorded), its reason on stderr too."""
     if report.error is None:
+        if report.unavailable is not None and not ctx.json:
+            print(f"harn: the executor is unavailable: {report.unavailable}", file=sys.stderr)
         return Result(report.to_json())
     if not ctx.json:
         print(f"harn: {report.error.message}", file=sys.stderr)
@@ -255,7 +267,7 @@ def supervisor_serve(ctx: Context) -> Result:
             print(line, flush=True)
 
     serve(ctx.layout(), goal_ids=list(ctx.arg("goals") or []), wake_interval_s=ctx.arg("wake_interval"),
-          actor=ctx.actor, on_report=report)
+          actor=ctx.actor, on_report=report, executor=_executor(ctx))
     return Result(None)
 
 
@@ -353,13 +365,15 @@ def work_show(ctx: Context) -> Result:
 def work_run(ctx: Context) -> Result:
     from harn_tui.core.runner import run_work
 
-    return Result(run_work(ctx.layout(), ctx.arg("id"), actor=ctx.actor, retry=False).to_json())
+    return Result(run_work(ctx.layout(), ctx.arg("id"), actor=ctx.actor, retry=False,
+                           executor=_executor(ctx)).to_json())
 
 
 def work_retry(ctx: Context) -> Result:
     from harn_tui.core.runner import run_work
 
-    return Result(run_work(ctx.layout(), ctx.arg("id"), actor=ctx.actor, retry=True).to_json())
+    return Result(run_work(ctx.layout(), ctx.arg("id"), actor=ctx.actor, retry=True,
+                           executor=_executor(ctx)).to_json())
 
 
 def work_diff(ctx: Context) -> Result:

@@ -76,6 +76,14 @@ def _common(parser: argparse.ArgumentParser, top: bool) -> None:
     )
 
 
+def executor_options(leaf: Parser) -> None:
+    """`--executor local|ray` and `--ray-address ADDR`: where this invocation's attempts run."""
+    leaf.add_argument("--executor", choices=["local", "ray"],
+                      help="where attempts run: local (default) or ray (a Ray cluster; needs harn_tui[ray])")
+    leaf.add_argument("--ray-address", metavar="ADDR",
+                      help="the Ray cluster (with --executor ray; default: $RAY_ADDRESS, else a local Ray)")
+
+
 def _leaf(group: argparse._SubParsersAction[Parser], name: str, help_text: str) -> Parser:
     leaf: Parser = group.add_parser(name, help=help_text, description=help_text)
     _common(leaf, top=False)
@@ -102,6 +110,7 @@ def build_parser() -> Parser:
     tui.add_argument("--no-supervisor", action="store_true", help="do not run the embedded supervisor loop")
     tui.add_argument("--no-bell", action="store_true",
                      help="do not ring the terminal bell when a new decision arrives (also HARN_BELL=0)")
+    executor_options(tui)
     examples = _leaf(groups, "examples", "copy the example team, replanning, mission, specialists and templates")
     examples.add_argument("dir", help="a new (or empty) directory to copy them into")
     demo = _leaf(groups, "demo", "build a demo tree with scripted specialists and open the console")
@@ -165,12 +174,15 @@ def _supervisor(groups: argparse._SubParsersAction[Parser]) -> None:
     ):
         leaf = _leaf(verbs, name, help_text)
         leaf.add_argument("goal")
+        if name in ("tick", "run"):
+            executor_options(leaf)
         if name == "show":
             leaf.add_argument("--at", metavar="WHEN",
                               help="the goal as it stood at WHEN: an ISO 8601 timestamp with an offset, or event:K")
     serve = _leaf(verbs, "serve", "run the loop for every enrolled goal, waking on tree changes")
     serve.add_argument("goals", nargs="*")
     serve.add_argument("--wake-interval", type=wake_seconds, default=5.0)
+    executor_options(serve)
     plan: Parser = verbs.add_parser("plan", help="a goal's plans")
     _common(plan, top=False)
     plan_verbs = plan.add_subparsers(dest="plan_verb", metavar="VERB", required=True, parser_class=Parser)
@@ -211,7 +223,10 @@ def _work(groups: argparse._SubParsersAction[Parser]) -> None:
         ("run", "run one attempt of a ready item"),
         ("retry", "retry a blocked item"),
     ):
-        _leaf(verbs, name, help_text).add_argument("id")
+        leaf = _leaf(verbs, name, help_text)
+        leaf.add_argument("id")
+        if name != "show":
+            executor_options(leaf)
     diff = _leaf(verbs, "diff", "the diff an attempt committed in its git workspace")
     diff.add_argument("id")
     diff.add_argument("--run", help="the attempt's run id (default: the latest attempt with a git workspace)")
@@ -246,3 +261,4 @@ def _web(groups: argparse._SubParsersAction[Parser]) -> None:
     web.add_argument("--port", type=port_number, default=8421, help="the port (0: any free port)")
     web.add_argument("--public-url", help="the base URL browsers reach this server at (a proxy's), if not --host")
     web.add_argument("--no-supervisor", action="store_true", help="do not run the embedded supervisor loop")
+    executor_options(web)

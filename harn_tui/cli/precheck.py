@@ -39,6 +39,10 @@ def precheck(route: tuple[str, ...], args: argparse.Namespace) -> None:
         value = getattr(args, member, None)
         if isinstance(value, str):
             check_id(value, f"--{member}")
+    if hasattr(args, "executor"):
+        from harn_tui.core.executors import check_executor_choice
+
+        check_executor_choice(args.executor, args.ray_address)
     for goal_id in getattr(args, "goals", None) or []:
         check_id(goal_id, "goal id")
     for value in getattr(args, "depends_on", None) or []:

@@ -43,15 +43,18 @@ def bounded_reason(text: str) -> str:
     return text if len(text) <= REASON_MAX else text[: REASON_MAX - 3] + "..."
 
 
-def host_failure(run_id: str, criteria: list[str], reason: str) -> Verdict:
-    """A failed proof written by the host: every criterion unknown, the reason as its summary, charged."""
+def host_failure(
+    run_id: str, criteria: list[str], reason: str, class_: Literal["environment"] | None = None
+) -> Verdict:
+    """A failed proof written by the host: every criterion unknown, the reason as its summary; charged, unless
+    `class_` is `environment` (the executor lost the process)."""
     reason = bounded_reason(reason)
     proof = Proof.model_validate({
         "run_id": run_id, "status": "failed", "summary": reason,
         "acceptance": [CriterionResult(criterion=c, status="unknown", evidence="no valid proof") for c in criteria],
-        "class": None, "finished_at": now_iso(),
+        "class": class_, "finished_at": now_iso(),
     })
-    return Verdict("failed", None, reason, proof)
+    return Verdict("failed", class_, reason, proof)
 
 
 class _Invalid(Exception):

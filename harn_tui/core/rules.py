@@ -202,15 +202,21 @@ def plan_approve(goal: GoalFacts, plan: PlanFacts) -> Checks:
 
 def frozen_template(path: str, sha256: str, what: str) -> Check:
     """The file at `path` still has its frozen `sha256` (re-hashed now); `what` names it in the message."""
+    return frozen_template_body(path, sha256, what)[0]
+
+
+def frozen_template_body(path: str, sha256: str, what: str) -> tuple[Check, bytes | None]:
+    """`frozen_template`, with the bytes it hashed (None when the file cannot be read)."""
     try:
-        digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+        body = Path(path).read_bytes()
     except OSError as error:
         return Check("template unchanged", False,
-                     f"{what} ({path}) cannot be read ({error.strerror}); its frozen sha256 is {sha256}")
+                     f"{what} ({path}) cannot be read ({error.strerror}); its frozen sha256 is {sha256}"), None
+    digest = hashlib.sha256(body).hexdigest()
     if digest != sha256:
         return Check("template unchanged", False,
-                     f"{what} ({path}) changed: its sha256 is now {digest}, frozen {sha256}")
-    return Check("template unchanged", True, f"{what} ({path}) has its frozen sha256")
+                     f"{what} ({path}) changed: its sha256 is now {digest}, frozen {sha256}"), body
+    return Check("template unchanged", True, f"{what} ({path}) has its frozen sha256"), body
 
 
 def plan_templates_frozen(goal: GoalFacts, plan: PlanFacts) -> Checks:

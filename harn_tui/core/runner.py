@@ -39,6 +39,7 @@ from typing import Any
 from harn_tui.core.attempt_rules import Trigger, check_can_resume, check_can_start, next_trigger
 from harn_tui.core.clock import iso, now, now_iso
 from harn_tui.core.errors import CorruptJournal, SystemRefused, refusals_as_system_refused
+from harn_tui.core.executors import LOCAL, Executor, TemplateRun
 from harn_tui.core.faults import fault_point
 from harn_tui.core.finish_note import reserve_note, write_note
 from harn_tui.core.fsio import ensure_dir, fsync_dir, write_record
@@ -48,12 +49,11 @@ from harn_tui.core.layout import Layout
 from harn_tui.core.leases import HeldLease
 from harn_tui.core.manifest import build_manifest
 from harn_tui.core.projection import WorkResolver
-from harn_tui.core.proof_intake import APPROVAL_REQUEST, PROOF, Verdict, judge
+from harn_tui.core.proof_intake import APPROVAL_REQUEST, PROOF, Verdict, host_failure, judge
 from harn_tui.core.reader_bounds import directory_problem
 from harn_tui.core.records import ApprovalRequest, AttemptFinished, AttemptResumed, AttemptStarted, WorkIntent
 from harn_tui.core.sharing import make_dir
-from harn_tui.core.template_digest import check_template_digest
-from harn_tui.core.template_process import run_template
+from harn_tui.core.template_digest import read_template
 from harn_tui.core.transcript import TranscriptWriter
 from harn_tui.core.transitions.lost import repair_lost_attempts
 from harn_tui.core.transitions.scope import (
@@ -116,6 +116,7 @@ class PreparedAttempt:
     approval_path: Path | None
     parks_so_far: int
     lease: HeldLease | None
+    template_body: bytes = b""
 
     @property
     def run_dir(self) -> Path:
@@ -131,15 +132,18 @@ class PreparedAttempt:
             self.lease.release()
             self.lease = None
 
-    def run(self, timeout_s: float | None = None, fault_prefix: str = "run") -> AttemptResult:
-        """Run the template, judge it, record `attempt.finished`; the run lease is released at the end.
+    def run(
+        self, timeout_s: float | None = None, fault_prefix: str = "run", executor: Executor = LOCAL
+    ) -> AttemptResult:
+        """Run the template on `executor`, judge it, record `attempt.finished`; the run lease is released at
+        the end.
 
         A write the system refuses (the transcript, the proof, the finish) is SystemRefused: the runner first
         says why in the run's finish note, so the next writer records the attempt failed (environment)."""
         try:
             fault_point(f"{fault_prefix}.attempt_started")
             timeout = default_timeout() if timeout_s is None else timeout_s
-            verdict = self._execute(timeout, fault_prefix)
+            verdict = self._execute(timeout, fault_prefix, executor)
             approval = self._record_outcome(verdict)
             result = self._finish(verdict, approval)
             fault_point(f"{fault_prefix}.attempt_finished")
@@ -150,32 +154,34 @@ class PreparedAttempt:
         finally:
             self.abandon()
 
-    def _execute(self, timeout: float, fault_prefix: str) -> Verdict:
+    def _execute(self, timeout: float, fault_prefix: str, executor: Executor) -> Verdict:
         if self.approval_path is not None:
             for stale in (PROOF, APPROVAL_REQUEST):
                 with contextlib.suppress(FileNotFoundError):
                     (self.scratch / stale).unlink()
         transcript = TranscriptWriter(self.run_dir / "transcript.jsonl")
         deadline = datetime.now(UTC) + timedelta(seconds=timeout)  # wall time, even with HARN_FIXED_NOW pinned
+        job = TemplateRun(
+            run_id=self.run_id, template_path=self.intent.template.path, sha256=self.intent.template.sha256,
+            body=self.template_body, scratch=self.scratch, contract=self._contract(deadline), timeout_s=timeout,
+        )
+        criteria = list(self.intent.acceptance)
         try:
-            ended = run_template(
-                self.intent.template.path, cwd=self.scratch, env=self._env(deadline), timeout_s=timeout,
-                transcript=transcript, on_start=lambda: fault_point(f"{fault_prefix}.attempt_process_started"),
-            )
+            ended = executor.run(job, transcript, lambda: fault_point(f"{fault_prefix}.attempt_process_started"))
         finally:
             transcript.close()
         if transcript.refused is not None:
             raise transcript.refused
-        return judge(ended, scratch=self.scratch, run_id=self.run_id, criteria=list(self.intent.acceptance),
-                     timeout_s=timeout)
+        if ended.lost is not None:
+            return host_failure(self.run_id, criteria, ended.lost, class_="environment")
+        return judge(ended.process, scratch=self.scratch, run_id=self.run_id, criteria=criteria, timeout_s=timeout)
 
-    def _env(self, deadline: datetime) -> dict[str, str]:
-        hidden = ("HARN_APPROVAL", "HARN_APPROVAL_REQUEST", "HARN_FAULT", "HARN_FAULT_TRACE")
-        env = {k: v for k, v in os.environ.items() if k not in hidden}
-        env.update(
-            HARN_MANIFEST=str(self.run_dir / "manifest.json"), HARN_RUN_DIR=str(self.scratch),
-            HARN_PROOF=str(self.scratch / PROOF), HARN_RUN_ID=self.run_id, HARN_DEADLINE=iso(deadline),
-        )
+    def _contract(self, deadline: datetime) -> dict[str, str]:
+        """The run's `HARN_*` variables (the executor adds the environment they join)."""
+        env = {
+            "HARN_MANIFEST": str(self.run_dir / "manifest.json"), "HARN_RUN_DIR": str(self.scratch),
+            "HARN_PROOF": str(self.scratch / PROOF), "HARN_RUN_ID": self.run_id, "HARN_DEADLINE": iso(deadline),
+        }
         if self.approval_path is not None:
             env["HARN_APPROVAL"] = str(self.approval_path)
             env["HARN_APPROVAL_REQUEST"] = str(self.approval_path.with_name("request.json"))
@@ -250,15 +256,16 @@ def _new_run_dir(layout: Layout) -> tuple[str, Path]:
     raise CorruptJournal(f"could not create a fresh run directory under {layout.runs}")
 
 
-def _check_template(scope: WorkScope) -> WorkIntent:
+def _check_template(scope: WorkScope) -> tuple[WorkIntent, bytes]:
+    """The work's intent and its template's bytes, hashed now against the frozen digest (a change refuses)."""
     intent = scope.files.intent
     assert intent is not None
-    check_template_digest(intent.template.path, intent.template.sha256, f"the template of work {scope.work_id}")
-    return intent
+    body = read_template(intent.template.path, intent.template.sha256, f"the template of work {scope.work_id}")
+    return intent, body
 
 
 def _prepare_start(scope: WorkScope, *, actor: str, retry: bool) -> PreparedAttempt:
-    intent = _check_template(scope)
+    intent, body = _check_template(scope)
     check_can_start(scope, retry=retry, actor=actor)
     trigger = next_trigger(scope, retry=retry)
     number = len(scope.view.attempts) + 1
@@ -279,12 +286,12 @@ def _prepare_start(scope: WorkScope, *, actor: str, retry: bool) -> PreparedAtte
         lease.release()
         raise
     return PreparedAttempt(
-        scope.layout, scope.work_id, scope.goal_id, actor, intent, run_id, number, trigger, None, 0, lease
+        scope.layout, scope.work_id, scope.goal_id, actor, intent, run_id, number, trigger, None, 0, lease, body
     )
 
 
 def _prepare_resume(scope: WorkScope, *, actor: str) -> PreparedAttempt:
-    intent = _check_template(scope)
+    intent, body = _check_template(scope)
     parked = check_can_resume(scope)
     lease = HeldLease(scope.layout.run(parked.run_id) / "lease", f"run {parked.run_id}")
     try:
@@ -300,7 +307,7 @@ def _prepare_resume(scope: WorkScope, *, actor: str) -> PreparedAttempt:
     )
     return PreparedAttempt(
         scope.layout, scope.work_id, scope.goal_id, actor, intent, parked.run_id, parked.number, parked.trigger,
-        scope.layout.approval(parked.approval_id) / "decision.json", parks, lease,
+        scope.layout.approval(parked.approval_id) / "decision.json", parks, lease, body,
     )
 
 
@@ -348,10 +355,12 @@ def start_attempt(
     goal_id: str | None = None,
     timeout_s: float | None = None,
     fault_prefix: str = "run",
+    executor: Executor = LOCAL,
 ) -> AttemptResult:
-    """Start one attempt and block until it finishes or parks."""
+    """Start one attempt on `executor` and block until it finishes or parks."""
+    executor.connect()
     prepared = begin_attempt(layout, work_id, actor=actor, retry=retry, goal_id=goal_id)
-    return prepared.run(timeout_s, fault_prefix)
+    return prepared.run(timeout_s, fault_prefix, executor)
 
 
 def resume_attempt(
@@ -362,26 +371,36 @@ def resume_attempt(
     goal_id: str | None = None,
     timeout_s: float | None = None,
     fault_prefix: str = "run",
+    executor: Executor = LOCAL,
 ) -> AttemptResult:
     """Resume a parked attempt under its run id with `HARN_APPROVAL` set; not a new attempt."""
+    executor.connect()
     prepared = begin_resume(layout, work_id, actor=actor, goal_id=goal_id)
-    return prepared.run(timeout_s, fault_prefix)
+    return prepared.run(timeout_s, fault_prefix, executor)
 
 
 def run_work(
-    layout: Layout, work_id: str, *, actor: str, retry: bool, timeout_s: float | None = None
+    layout: Layout,
+    work_id: str,
+    *,
+    actor: str,
+    retry: bool,
+    timeout_s: float | None = None,
+    executor: Executor = LOCAL,
 ) -> AttemptResult:
     """`harn work run|retry`: goal work under its goal's rules; standalone work awaiting a decided approval is
-    resumed by `run`."""
+    resumed by `run`. The executor is connected to first: unreachable, it is ExecutorUnavailable (3) and nothing
+    is recorded."""
     _check_args(work_id, actor)
     require_work(layout, work_id)
+    executor.connect()
     with work_scope(layout, work_id) as scope:
         view = scope.view
         if not retry and scope.goal is None and (view.state, view.next_action) == ("awaiting_approval", "resume"):
             prepared = _prepare_resume(scope, actor=actor)
         else:
             prepared = _prepare_start(scope, actor=actor, retry=retry)
-    return prepared.run(timeout_s)
+    return prepared.run(timeout_s, executor=executor)
 
 
 __all__ = [

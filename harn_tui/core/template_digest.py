@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-from harn_tui.core.rules import Checks, frozen_template
+from harn_tui.core.rules import Checks, frozen_template_body
 
 
-def check_template_digest(path: str, sha256: str, what: str) -> None:
-    """Refuse unless the file at `path` still has the frozen `sha256`; `what` names it in the message."""
-    Checks((frozen_template(path, sha256, what),)).require()
+def read_template(path: str, sha256: str, what: str) -> bytes:
+    """The template's bytes, read once and hashed: refused unless they have the frozen `sha256`. An executor
+    that sends the template elsewhere sends exactly these bytes."""
+    check, body = frozen_template_body(path, sha256, what)
+    Checks((check,)).require()
+    assert body is not None
+    return body

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harn_tui.core.sharing import child_umask
-from harn_tui.core.transcript import TranscriptStream, TranscriptWriter
+from harn_tui.core.transcript import TranscriptSink, TranscriptStream
 
 PUMP_GRACE_S = 5.0
 DEFAULT_KILL_GRACE_S = 5.0
@@ -57,14 +57,17 @@ def run_template(
     cwd: Path,
     env: Mapping[str, str],
     timeout_s: float,
-    transcript: TranscriptWriter,
+    transcript: TranscriptSink,
     on_start: Callable[[], None] = lambda: None,
+    preexec_fn: Callable[[], None] | None = None,
 ) -> ProcessExit:
-    """Run `[path]` with an empty stdin in `cwd`, stream its output into `transcript`, wait at most `timeout_s`."""
+    """Run `[path]` with an empty stdin in `cwd`, stream its output into `transcript`, wait at most `timeout_s`.
+    `preexec_fn` runs in the child before the template (a cluster worker asks to be outlived by none)."""
     try:
         process = subprocess.Popen(
             [path], cwd=cwd, env=dict(env), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
             stderr=subprocess.PIPE, start_new_session=True, close_fds=True, umask=child_umask(cwd),
+            preexec_fn=preexec_fn,
         )
     except OSError as error:
         return ProcessExit(None, start_error=f"the template could not start: {error.strerror or error}")

@@ -17,6 +17,7 @@ import json
 import os
 from collections.abc import Callable
 from pathlib import Path
+from typing import Protocol
 
 from harn_tui.core.clock import now_iso
 from harn_tui.core.errors import CorruptJournal, SystemRefused, is_system_refusal, system_refused
@@ -42,6 +43,20 @@ def _count_lines(path: Path) -> int:
         return 0
     with path.open("rb") as handle:
         return handle.read(good).count(b"\n")
+
+
+class TranscriptSink(Protocol):
+    """Where a template's lines go as its pipes are read: a `TranscriptWriter` here, or (on a cluster's worker)
+    a relay that sends each line back to the host's writer. Past `cap_bytes` printed it sets `capped` and calls
+    `on_cap` once (the process runner kills the template's group)."""
+
+    cap_bytes: int
+    capped: bool
+    on_cap: Callable[[], None]
+
+    def count(self, printed: int) -> None: ...
+
+    def record(self, stream: str, head: bytes, size: int, digest: str) -> None: ...
 
 
 class TranscriptWriter:
@@ -170,7 +185,7 @@ class LineAssembler:
 class TranscriptStream:
     """One of the template's pipes (`stdout` or `stderr`) copied into the transcript a chunk at a time."""
 
-    def __init__(self, name: str, writer: TranscriptWriter) -> None:
+    def __init__(self, name: str, writer: TranscriptSink) -> None:
         self.name, self.writer = name, writer
         self._lines = LineAssembler(lambda head, size, digest: writer.record(name, head, size, digest))
 

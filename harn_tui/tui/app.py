@@ -30,6 +30,7 @@ from harn_tui.console.model import ConsoleModel, ModelUpdate, SeenEvent
 from harn_tui.console.views import console_decisions
 from harn_tui.core.decisions import Decision
 from harn_tui.core.errors import HarnError, SystemRefused, harn_error_of
+from harn_tui.core.executors import LOCAL, Executor
 from harn_tui.core.layout import Layout
 from harn_tui.core.presence import HEARTBEAT_EVERY_S, Heartbeat, Presence, safe_host
 from harn_tui.core.service import ServiceStatus, live_services
@@ -86,7 +87,7 @@ class HarnConsole(App[None]):
 
     def __init__(self, layout: Layout, *, actor: str, supervisor: bool = False, model: ConsoleModel | None = None,
                  watch: bool = True, presence: bool = True, root_label: str | None = None,
-                 watcher: TreeWatcher | None = None, bell: bool = True) -> None:
+                 watcher: TreeWatcher | None = None, bell: bool = True, executor: Executor = LOCAL) -> None:
         super().__init__()
         if "TEXTUAL_ANIMATIONS" not in os.environ:
             # no sliding tab underlines or smooth scrolls: each is a dozen frames over a slow link
@@ -98,6 +99,7 @@ class HarnConsole(App[None]):
         self.presence_enabled = presence
         self.root_label = root_label or str(layout.root)
         self.supervisor_wanted = supervisor
+        self.executor = executor  # where the embedded supervisor's and the tick key's attempts run
         self.supervisor_status = "off"
         self.notices: list[Notice] = []
         self.others: tuple[Presence, ...] = ()
@@ -345,7 +347,7 @@ class HarnConsole(App[None]):
         """One supervisor tick for a goal, in a daemon thread (it may run templates for minutes)."""
         from harn_tui.tui import dispatch as requests
 
-        request = requests.tick_goal(goal_id)
+        request = requests.tick_goal(goal_id, self.executor)
         paths = tuple(refresh)
 
         def run() -> None:
@@ -404,10 +406,12 @@ class HarnConsole(App[None]):
                 self.post_message(SupervisorStatus("on", last_tick=f"{goal_id}: {tick_summary(report)}"))
                 if report.error is not None:  # serve backs this goal off and goes on with the others
                     self.post_message(SupervisorStatus("on", report.error.message))
+                elif report.unavailable is not None:
+                    self.post_message(SupervisorStatus("on", f"the executor is unavailable: {report.unavailable}"))
 
             try:
                 serve(self.layout, [], SUPERVISOR_WAKE_S, stop, on_report, feed=feed, actor=self.actor,
-                      known=known)
+                      known=known, executor=self.executor)
             except (HarnError, OSError) as error:
                 typed = harn_error_of(error)
                 if typed is None:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from harn_tui.core.errors import HarnError, harn_error_of
+from harn_tui.core.executors import LOCAL, Executor
 from harn_tui.core.layout import Layout
 from harn_tui.tui.messages import DispatchResult
 
@@ -127,10 +128,10 @@ def decide_request(approval_id: str, verdict: str, reason: str | None) -> Reques
     return Request(f"{word} request {approval_id}", call)
 
 
-def tick_goal(goal_id: str) -> Request:
+def tick_goal(goal_id: str, executor: Executor = LOCAL) -> Request:
     def call(layout: Layout, actor: str) -> Any:
         from harn_tui.core.supervisor import tick_goal as core_tick
 
-        return core_tick(layout, goal_id)
+        return core_tick(layout, goal_id, executor)
 
     return Request(f"tick goal {goal_id}", call)

@@ -7,10 +7,13 @@ import time
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from harn_tui.core.executors import Executor
     from harn_tui.core.layout import Layout
 
 
-def run_console(layout: Layout, *, actor: str, supervisor: bool, bell: bool = True) -> None:
+def run_console(
+    layout: Layout, *, actor: str, supervisor: bool, bell: bool = True, executor: Executor | None = None
+) -> None:
     """Load the tree (so the first frame already shows every panel filled), then run the console.
 
     The core, Textual and the console's modules are imported with the collector paused: importing builds
@@ -31,6 +34,9 @@ def run_console(layout: Layout, *, actor: str, supervisor: bool, bell: bool = Tr
     try:
         model = ConsoleModel.load(layout)
         gc.freeze()
-        HarnConsole(layout, actor=actor, supervisor=supervisor, model=model, watcher=watcher, bell=bell).run()
+        from harn_tui.core.executors import LOCAL
+
+        HarnConsole(layout, actor=actor, supervisor=supervisor, model=model, watcher=watcher, bell=bell,
+                    executor=executor or LOCAL).run()
     finally:
         watcher.close()

@@ -23,6 +23,7 @@ from urllib.parse import urlsplit
 from aiohttp import web
 
 from harn_tui.core.errors import UsageError
+from harn_tui.core.executors import LOCAL, Executor
 from harn_tui.core.layout import Layout
 from harn_tui.core.sharing import base_group
 from harn_tui.web.gate import new_token, redacted
@@ -41,6 +42,7 @@ class WebOptions:
     public_url: str | None = None  # checked by check_public_url
     supervisor: bool = True
     as_json: bool = False
+    executor: Executor = LOCAL  # where the embedded supervisor's attempts run
 
 
 def check_public_url(url: str | None) -> str | None:
@@ -93,7 +95,7 @@ async def _serve(layout: Layout, actor: str, options: WebOptions) -> int:
                             "but a trusted network put it behind TLS and an authenticating proxy", options.host)
             log.info("serving the console of %s on port %d (token %s); ctrl+c ends every page", layout.root,
                      port, redacted(token))
-            supervisor = EmbeddedSupervisor(layout) if options.supervisor else None
+            supervisor = EmbeddedSupervisor(layout, options.executor) if options.supervisor else None
             await stopped.wait()
             log.info("ending %d page(s)", len(server.sessions))
             await asyncio.gather(server.end_sessions(), supervisor.stop() if supervisor else asyncio.sleep(0))
@@ -131,8 +133,8 @@ class EmbeddedSupervisor:
     """The tree's one supervisor loop (`supervisor serve` for every enrolled goal) in a daemon thread, as
     `harn tui` runs it; the page consoles run without one."""
 
-    def __init__(self, layout: Layout) -> None:
-        self.layout = layout
+    def __init__(self, layout: Layout, executor: Executor = LOCAL) -> None:
+        self.layout, self.executor = layout, executor
         self.stop_event = threading.Event()
         self.thread = threading.Thread(target=self._serve, name="harn-web-supervisor", daemon=True)
         self.thread.start()
@@ -142,7 +144,7 @@ class EmbeddedSupervisor:
         from harn_tui.core.supervisor import serve
 
         try:
-            serve(self.layout, [], SUPERVISOR_WAKE_S, self.stop_event)
+            serve(self.layout, [], SUPERVISOR_WAKE_S, self.stop_event, executor=self.executor)
         except HarnError as error:
             log.error("embedded supervisor stopped: %s", error.message)
 

@@ -11,6 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from harn_tui.core.errors import HarnError, Refused, SystemRefused
+from harn_tui.core.executors import LOCAL, Executor
 from harn_tui.core.faults import fault_point
 from harn_tui.core.layout import Layout
 from harn_tui.core.leases import LeaseBusy
@@ -31,16 +32,36 @@ from harn_tui.core.tree import Tree
 from harn_tui.core.writer import SUPERVISOR_ACTOR
 
 
-def dispatch_cycle(layout: Layout, goal_id: str, view: GoalView, report: TickReport) -> None:
-    """Accept passing work (each acceptance takes the goal lease), then start attempts, each on its own read."""
+def dispatch_cycle(
+    layout: Layout, goal_id: str, view: GoalView, report: TickReport, executor: Executor = LOCAL
+) -> None:
+    """Accept passing work (each acceptance takes the goal lease), then start attempts, each on its own read,
+    on `executor` (connected to first: unreachable, nothing more is recorded and the tick stops)."""
     intent = view.intent
     assert intent is not None
     if intent.automation.accept_passing_proof and accept_passing(layout, view, report):
         fault_point("tick.accept")
         view = loop_view(layout, goal_id)
+    if has_dispatch(view):
+        executor.connect()
     jobs = prepare_jobs(view, report, LayoutStarter(layout, goal_id))
     report.dispatches += len(jobs)
-    run_jobs(jobs, report)
+    run_jobs(jobs, report, executor)
+
+
+def has_dispatch(view: GoalView) -> bool:
+    """True when the goal has an attempt to start or resume (what `prepare_jobs` would begin, at least one)."""
+    intent = view.intent
+    assert intent is not None
+    for item in _active(view):
+        if intent.automation.resume_approved and (item.state, item.next_action) == ("awaiting_approval", "resume"):
+            return True
+        if view.attempts_remaining > 0 and (
+            item.state == "ready" or (intent.automation.retry_blocked and (item.state, item.next_action) == (
+                "blocked", "retry"))
+        ):
+            return True
+    return False
 
 
 def needs_acceptance(view: GoalView) -> bool:
@@ -157,14 +178,15 @@ def _begin(jobs: list[PreparedAttempt], report: TickReport, item: WorkView, begi
     return True
 
 
-def run_jobs(jobs: list[PreparedAttempt], report: TickReport) -> None:
-    """Run the prepared attempts concurrently and wait for every one to finish or park (one runs on this
-    thread: no pool to start); each one's outcome goes into `report`."""
+def run_jobs(jobs: list[PreparedAttempt], report: TickReport, executor: Executor = LOCAL) -> None:
+    """Run the prepared attempts concurrently on `executor` and wait for every one to finish or park (one runs
+    on this thread: no pool to start); each one's outcome goes into `report`. At most `max_parallel_work` were
+    prepared, so at most that many run at once, wherever the executor runs them."""
     if len(jobs) == 1:
-        report.outcomes.append(_outcome(jobs[0], lambda: jobs[0].run(None, "tick"), report))
+        report.outcomes.append(_outcome(jobs[0], lambda: jobs[0].run(None, "tick", executor), report))
     elif jobs:
         with ThreadPoolExecutor(max_workers=len(jobs), thread_name_prefix="harn-attempt") as pool:
-            futures = [(job, pool.submit(job.run, None, "tick")) for job in jobs]
+            futures = [(job, pool.submit(job.run, None, "tick", executor)) for job in jobs]
             report.outcomes.extend(_outcome(job, future.result, report) for job, future in futures)
 
 

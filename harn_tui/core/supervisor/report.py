@@ -32,8 +32,9 @@ class TickReport:
     `stop_reason`: succeeded, needs_human, blocked, budget_exhausted, corrupt, running (a run of another
     process is live), ready (a tick acted and more is due), busy (another supervisor holds the goal's
     `supervisor.lock`), io_error (the system refused a write: `error` says which and why; the tick stopped
-    there), and for a run also max_cycles, max_runtime, no_change (a tick changed nothing) and stopped (serve
-    was asked to stop).
+    there), executor_unavailable (the executor could not be reached before a dispatch: `unavailable` says why;
+    nothing was recorded for it), and for a run also max_cycles, max_runtime, no_change (a tick changed
+    nothing) and stopped (serve was asked to stop).
     """
 
     stop_reason: str
@@ -45,6 +46,12 @@ class TickReport:
     goal: GoalView | None = None
     applied: int = 0
     error: SystemRefused | None = None
+    unavailable: str | None = None
+
+    def executor_unavailable(self, message: str) -> None:
+        """The executor could not be reached: the tick (and a run) stops; exit 0, as every tick."""
+        self.unavailable = self.unavailable or message
+        self.stop_reason = "executor_unavailable"
 
     def refused_by_system(self, error: SystemRefused) -> None:
         """The system refused a write: the tick (and a run) stops with `io_error`; the first refusal is kept."""
@@ -67,6 +74,7 @@ class TickReport:
         self.outcomes.extend(other.outcomes)
         self.stop_reason = other.stop_reason
         self.error = self.error or other.error
+        self.unavailable = self.unavailable or other.unavailable
 
     def to_json(self) -> dict[str, Any]:
         """The tick document; a tick stopped by an io error also carries `error` as a failing command's is."""
@@ -81,4 +89,6 @@ class TickReport:
         }
         if self.error is not None:
             document["error"] = {"code": self.error.code, "message": self.error.message}
+        elif self.unavailable is not None:
+            document["error"] = {"code": "executor_unavailable", "message": self.unavailable}
         return document

@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 import time
 
+from harn_tui.core.executors import LOCAL, Executor
 from harn_tui.core.journal import read_record
 from harn_tui.core.layout import Layout
 from harn_tui.core.queries import show_goal
@@ -13,10 +14,10 @@ from harn_tui.core.supervisor.report import TERMINAL_STOP_REASONS, TickReport
 from harn_tui.core.supervisor.tick import locked_tick, require_goal, tick_locked
 
 
-def run_goal(layout: Layout, goal_id: str) -> TickReport:
+def run_goal(layout: Layout, goal_id: str, executor: Executor = LOCAL) -> TickReport:
     """Tick until succeeded / needs a human / blocked / budget exhausted / a tick changed nothing, or the
-    goal's `max_cycles` / `max_runtime_s` for this run is reached."""
-    return run_bounded(layout, goal_id)
+    goal's `max_cycles` / `max_runtime_s` for this run is reached; attempts run on `executor`."""
+    return run_bounded(layout, goal_id, executor=executor)
 
 
 def run_bounded(
@@ -26,16 +27,22 @@ def run_bounded(
     max_cycles: int | None = None,
     deadline: float | None = None,
     stop: threading.Event | None = None,
+    executor: Executor = LOCAL,
 ) -> TickReport:
     """`run` with explicit bounds (serve passes what is left of its own); `deadline` is a monotonic time."""
     require_goal(layout, goal_id)
-    report = locked_tick(layout, goal_id, lambda: _ticks(layout, goal_id, max_cycles, deadline, stop))
+    report = locked_tick(layout, goal_id, lambda: _ticks(layout, goal_id, max_cycles, deadline, stop, executor))
     report.goal = show_goal(layout, goal_id)
     return report
 
 
 def _ticks(
-    layout: Layout, goal_id: str, max_cycles: int | None, deadline: float | None, stop: threading.Event | None
+    layout: Layout,
+    goal_id: str,
+    max_cycles: int | None,
+    deadline: float | None,
+    stop: threading.Event | None,
+    executor: Executor,
 ) -> TickReport:
     limits = read_record(layout.goal(goal_id) / "goal.json", GoalIntent).limits
     cycles_cap = limits.max_cycles if max_cycles is None else max_cycles
@@ -51,9 +58,9 @@ def _ticks(
         if time.monotonic() >= ends_at:
             total.stop_reason = "max_runtime"
             return total
-        report = tick_locked(layout, goal_id)
+        report = tick_locked(layout, goal_id, executor=executor)
         total.absorb(report)
-        if report.stop_reason in TERMINAL_STOP_REASONS or report.error is not None:
+        if report.stop_reason in TERMINAL_STOP_REASONS or report.error is not None or report.unavailable:
             return total
         if not report.acted:
             total.stop_reason = "running" if report.stop_reason == "running" else "no_change"

@@ -9,7 +9,8 @@ from another thread while it runs (`core.service`).
 Stoppable and thread-safe: the console runs it in a background thread with its own `stop` event; `harn
 supervisor serve` runs it in the foreground, where SIGINT/SIGTERM set that event. Either way it stops after
 the current tick. Errors back off exponentially (1 s doubling to 60 s) and are logged, never swallowed silently;
-a goal whose writes the system refuses backs off alone while the others are served.
+a goal whose writes the system refuses, or whose attempts the executor cannot take (its cluster unreachable),
+backs off alone while the others are served.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from watchfiles import watch
 
 from harn_tui.core.changes import ChangeFeed
 from harn_tui.core.errors import CorruptJournal, HarnError, SystemRefused, harn_error_of
+from harn_tui.core.executors import LOCAL, Executor
 from harn_tui.core.ids import is_valid_id
 from harn_tui.core.journal import read_record
 from harn_tui.core.layout import Layout
@@ -107,6 +109,7 @@ def serve_round(
     stop: threading.Event,
     on_report: ReportSink | None,
     index: WakeIndex | None = None,
+    executor: Executor = LOCAL,
 ) -> RoundResult:
     """Run each of `goal_ids` once (each a bounded `run`), telling `index` what each run saw.
 
@@ -126,7 +129,7 @@ def serve_round(
                 index.retry_at(goal_id, budget.retry_at)
             continue
         try:
-            report = _serve_goal(layout, goal_id, budget, stop)
+            report = _serve_goal(layout, goal_id, budget, stop, executor)
         except CorruptJournal as error:
             log.warning("supervisor serve: goal %s is unreadable, skipped: %s", goal_id, error.message)
             if index is not None:
@@ -146,11 +149,13 @@ def serve_round(
                 continue
         if index is not None:
             index.ticked(goal_id, report)
-        if report is not None and report.error is not None:
+        problem = report.error.message if report is not None and report.error is not None else None
+        if report is not None and report.unavailable is not None:
+            problem = f"the executor is unavailable: {report.unavailable}"
+        if problem is not None:
             wait = budget.refused()
-            result.last_error = f"goal {goal_id}: {report.error.message}"
-            log.error("supervisor serve: goal %s: %s; trying it again in %.0f s", goal_id, report.error.message,
-                      wait)
+            result.last_error = f"goal {goal_id}: {problem}"
+            log.error("supervisor serve: goal %s: %s; trying it again in %.0f s", goal_id, problem, wait)
             if index is not None:
                 index.retry_at(goal_id, budget.retry_at)
         elif report is not None:
@@ -160,13 +165,15 @@ def serve_round(
     return result
 
 
-def _serve_goal(layout: Layout, goal_id: str, budget: GoalBudget, stop: threading.Event) -> TickReport | None:
+def _serve_goal(
+    layout: Layout, goal_id: str, budget: GoalBudget, stop: threading.Event, executor: Executor
+) -> TickReport | None:
     limits = read_record(layout.goal(goal_id) / "goal.json", GoalIntent).limits
     cycles_left = limits.max_cycles - budget.cycles
     deadline = budget.started + limits.max_runtime_s
     if cycles_left <= 0 or time.monotonic() >= deadline:
         return None
-    report = run_bounded(layout, goal_id, max_cycles=cycles_left, deadline=deadline, stop=stop)
+    report = run_bounded(layout, goal_id, max_cycles=cycles_left, deadline=deadline, stop=stop, executor=executor)
     budget.cycles += report.cycles
     return report
 
@@ -182,6 +189,7 @@ def serve(
     actor: str = "supervisor",
     rescan_s: float = RESCAN_S,
     known: Mapping[str, GoalView] | None = None,
+    executor: Executor = LOCAL,
 ) -> None:
     """Serve until `stop` is set (or, with no `stop` given in the main thread, until SIGINT/SIGTERM).
 
@@ -204,7 +212,7 @@ def serve(
         _watch_in_thread(layout, feed, watcher_stop)
     try:
         _loop(layout, named, order, max(0.05, wake_interval_s), event, on_report, feed, state, rescan_s,
-              known or {})
+              known or {}, executor)
     finally:
         watcher_stop.set()
         heartbeat.stop()
@@ -214,7 +222,7 @@ def serve(
 
 def _loop(layout: Layout, named: list[str], order: list[str], wake_interval_s: float, stop: threading.Event,
           on_report: ReportSink | None, feed: ChangeFeed, state: LoopState, rescan_s: float,
-          known: Mapping[str, GoalView]) -> None:
+          known: Mapping[str, GoalView], executor: Executor) -> None:
     index = WakeIndex(layout, wake_interval_s)
     index.enroll(order)
     index.seed(known)
@@ -224,7 +232,7 @@ def _loop(layout: Layout, named: list[str], order: list[str], wake_interval_s: f
     while not stop.is_set():
         due = index.take_due(order)
         if due:
-            result = serve_round(layout, due, budgets, stop, on_report, index)
+            result = serve_round(layout, due, budgets, stop, on_report, index, executor)
             backoff = min(MAX_BACKOFF_S, max(1.0, backoff * 2)) if result.errors else 0.0
             state.round_done(order, result.last_error, backoff)
             if result.errors:

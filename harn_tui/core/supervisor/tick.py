@@ -6,6 +6,7 @@ import os
 from collections.abc import Callable
 
 from harn_tui.core.errors import CorruptJournal, NotFound, Refused, SystemRefused
+from harn_tui.core.executors import LOCAL, Executor, ExecutorUnavailable
 from harn_tui.core.faults import fault_point
 from harn_tui.core.held import scoped_tree
 from harn_tui.core.ids import check_id
@@ -23,7 +24,14 @@ from harn_tui.core.projection import GoalView, project_goal
 from harn_tui.core.queries import with_torn_logs
 from harn_tui.core.reader_bounds import directory_problem
 from harn_tui.core.runner import PreparedAttempt
-from harn_tui.core.supervisor.dispatch import TreeStarter, dispatch_cycle, needs_acceptance, prepare_jobs, run_jobs
+from harn_tui.core.supervisor.dispatch import (
+    TreeStarter,
+    dispatch_cycle,
+    has_dispatch,
+    needs_acceptance,
+    prepare_jobs,
+    run_jobs,
+)
 from harn_tui.core.supervisor.report import TickReport, stop_reason_for
 from harn_tui.core.transitions import approve_plan
 from harn_tui.core.writer import SUPERVISOR_ACTOR
@@ -45,14 +53,14 @@ def hold_loop(layout: Layout, goal_id: str) -> HeldLease | None:
     return try_hold(layout.goal(goal_id) / "supervisor.lock", f"supervisor loop of goal {goal_id}")
 
 
-def tick_goal(layout: Layout, goal_id: str) -> TickReport:
-    """One tick; the report carries the goal document read after the lock is released. That one read also
-    gives the stop reason of a tick that acted."""
+def tick_goal(layout: Layout, goal_id: str, executor: Executor = LOCAL) -> TickReport:
+    """One tick, its attempts on `executor`; the report carries the goal document read after the lock is
+    released. That one read also gives the stop reason of a tick that acted."""
     require_goal(layout, goal_id)
-    report = locked_tick(layout, goal_id, lambda: tick_locked(layout, goal_id, settle=False))
+    report = locked_tick(layout, goal_id, lambda: tick_locked(layout, goal_id, settle=False, executor=executor))
     with scoped_tree(layout, goal_id, check="logs") as tree:
         report.goal = with_torn_logs(tree, project_goal(tree, goal_id))
-        if report.acted and report.error is None:
+        if report.acted and report.error is None and report.unavailable is None:
             tree.goals[goal_id].loop_held = False
             report.stop_reason = stop_reason_for(project_goal(tree, goal_id))
     return report
@@ -75,17 +83,24 @@ def locked_tick(layout: Layout, goal_id: str, body: Callable[[], TickReport]) ->
         lock.release()
 
 
-def tick_locked(layout: Layout, goal_id: str, settle: bool = True) -> TickReport:
+def tick_locked(layout: Layout, goal_id: str, settle: bool = True, executor: Executor = LOCAL) -> TickReport:
     """The cycle itself; the caller holds `supervisor.lock`. A goal with nothing to do is not written to; an
     unreadable goal is CorruptJournal (exit 5), never acted on. A write the system refuses stops the tick with
     `io_error` (what it wrote before stays, as after a crash there; attempts already begun still run).
 
     The goal is read once, under the goal lease, for the decision; when the decision is to start attempts they
     are recorded on that same read before the lease is released. With `settle`, a tick that acted re-reads the
-    goal for its stop reason (a caller that reads the goal afterwards anyway passes False and sets it)."""
+    goal for its stop reason (a caller that reads the goal afterwards anyway passes False and sets it).
+
+    An executor not yet connected is connected to (outside the goal lease) when the goal has an attempt to
+    dispatch; unreachable, the tick records nothing and stops with `executor_unavailable`."""
     report = TickReport("no_change")
     try:
-        _tick(layout, goal_id, report, settle)
+        if not executor.connected and _would_dispatch(layout, goal_id):
+            executor.connect()
+        _tick(layout, goal_id, report, settle, executor)
+    except ExecutorUnavailable as error:
+        report.executor_unavailable(error.message)
     except SystemRefused as error:
         report.refused_by_system(error)
     if report.error is not None:
@@ -93,7 +108,13 @@ def tick_locked(layout: Layout, goal_id: str, settle: bool = True) -> TickReport
     return report
 
 
-def _tick(layout: Layout, goal_id: str, report: TickReport, settle: bool) -> None:
+def _would_dispatch(layout: Layout, goal_id: str) -> bool:
+    """A read of the goal (no lease): it has an attempt to start or resume now."""
+    view = loop_view(layout, goal_id)
+    return view.intent is not None and view.next_action == "run" and has_dispatch(view)
+
+
+def _tick(layout: Layout, goal_id: str, report: TickReport, settle: bool, executor: Executor) -> None:
     fault_point("tick.start")
     jobs: list[PreparedAttempt] | None = None
     with hold_lease(layout.goal(goal_id) / "lease", f"goal {goal_id}"), loop_tree(layout, goal_id) as (tree, view):
@@ -104,7 +125,7 @@ def _tick(layout: Layout, goal_id: str, report: TickReport, settle: bool) -> Non
             jobs = prepare_jobs(view, report, TreeStarter(layout, tree, goal_id))
     if jobs is not None:
         report.dispatches += len(jobs)
-        run_jobs(jobs, report)
+        run_jobs(jobs, report, executor)
     elif view.next_action in PLAN_ACTIONS:
         plan_step(layout, goal_id, report)
     elif view.next_action == "review_plan" and _pending_decision(view) == "attention":
@@ -114,7 +135,7 @@ def _tick(layout: Layout, goal_id: str, report: TickReport, settle: bool) -> Non
     elif view.next_action == "review_plan" and auto_applies(view):
         finish_auto_apply(layout, view, report)
     elif view.next_action == "run":
-        dispatch_cycle(layout, goal_id, view, report)
+        dispatch_cycle(layout, goal_id, view, report, executor)
     if report.acted:
         report.cycles = 1
         if settle and report.error is None:
