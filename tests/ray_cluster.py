@@ -11,6 +11,7 @@ raylet_subreaper`), as the executors guide recommends.
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import shutil
 import signal
@@ -24,11 +25,10 @@ from pathlib import Path
 
 RAY = Path(sys.executable).with_name("ray")
 START_TIMEOUT_S = 180.0
-CLUSTER_ENV = {
-    "RAY_AUTH_MODE": "disabled",
-    "RAY_kill_child_processes_on_worker_exit_with_raylet_subreaper": "true",
-    "RAY_USAGE_STATS_ENABLED": "0",
-}
+# what the cluster's drivers (this process, the harn commands it starts) need
+DRIVER_ENV = {"RAY_AUTH_MODE": "disabled", "RAY_USAGE_STATS_ENABLED": "0"}
+# and the nodes
+CLUSTER_ENV = {**DRIVER_ENV, "RAY_kill_child_processes_on_worker_exit_with_raylet_subreaper": "true"}
 
 
 def free_port() -> int:
@@ -134,9 +134,9 @@ class LocalCluster:
         tests that run the executor in process use that connection)."""
         import ray
 
-        os.environ.update(CLUSTER_ENV)
+        os.environ.update(DRIVER_ENV)
         if not ray.is_initialized():
-            ray.init(address=self.address, log_to_driver=False, logging_level="error")
+            ray.init(address=self.address, log_to_driver=False, logging_level=logging.ERROR)
         self._wait_for(lambda: sum(1 for node in ray.nodes() if node["Alive"]) >= count, f"{count} live nodes")
 
     @staticmethod

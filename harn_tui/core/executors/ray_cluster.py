@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import json
+import logging
 import os
 import socket
 import threading
@@ -30,7 +31,7 @@ from typing import Any
 
 from harn_tui.core.errors import UsageError
 from harn_tui.core.executors import RAY_EXTRA, Ended, ExecutorUnavailable, TemplateRun
-from harn_tui.core.executors.ray_task import attempt_task
+from harn_tui.core.executors.ray_task import attempt_task, default_sigchld
 from harn_tui.core.sharing import open_new
 from harn_tui.core.template_process import ProcessExit
 from harn_tui.core.transcript import TranscriptWriter
@@ -65,6 +66,23 @@ def _reach(address: str) -> None:
             pass
     except (OSError, ValueError) as error:
         raise ExecutorUnavailable(f"the Ray cluster at {address} cannot be reached: {error}") from None
+
+
+def _errors_to_stderr() -> None:
+    """Ray's driver prints the cluster's error messages (a raylet died, ...) to stdout from a thread of its own,
+    at any time; a harn command's stdout is its document. Those messages go to stderr instead. (The hook is
+    Ray's private printer, pinned with Ray's version; should it move, the messages stay on stdout.)"""
+    with contextlib.suppress(ImportError, AttributeError):
+        worker = importlib.import_module("ray._private.worker")
+        printer = worker.print_to_stdstream
+        if getattr(printer, "harn_to_stderr", False):
+            return
+
+        def to_stderr(data: dict[str, Any], ignore_prefix: bool) -> None:
+            printer({**data, "is_err": True}, ignore_prefix)
+
+        to_stderr.harn_to_stderr = True  # type: ignore[attr-defined]
+        worker.__dict__["print_to_stdstream"] = to_stderr
 
 
 def resource_request() -> tuple[float, dict[str, float]]:
@@ -102,7 +120,7 @@ class RayExecutor:
                 return
             ray = import_ray()
             _reach(self.address)
-            options: dict[str, Any] = {"log_to_driver": False, "logging_level": "warning"}
+            options: dict[str, Any] = {"log_to_driver": False, "logging_level": logging.WARNING}
             if self.address == "local":
                 options["include_dashboard"] = False
             try:
@@ -111,6 +129,8 @@ class RayExecutor:
             except Exception as error:  # Ray raises ConnectionError, RuntimeError, ValueError ... for one cause
                 raise ExecutorUnavailable(f"the Ray cluster at {self.address} cannot be reached: "
                                           f"{ray_said(error)}") from None
+            default_sigchld()  # this process's own children (planners, local templates) keep their exit codes
+            _errors_to_stderr()
             self._task = ray.remote(attempt_task)
 
     def run(self, job: TemplateRun, transcript: TranscriptWriter, on_start: Callable[[], None]) -> Ended:

@@ -65,6 +65,18 @@ class RelaySink:
         self.on_cap()
 
 
+def default_sigchld() -> None:
+    """SIGCHLD back to its default where Ray ignores it (its subreaper option does, in drivers and workers, from
+    C++, so Python's `getsignal` does not show it): ignored, the kernel reaps children itself and every exit code
+    reads as 0. Python lets only the main thread set a disposition and a task may run on another, so libc's
+    `signal` does it (the disposition is the process's)."""
+    if sys.platform.startswith("linux"):
+        ctypes.CDLL(None).signal(int(signal.SIGCHLD), 0)  # 0: SIG_DFL
+    else:
+        with contextlib.suppress(ValueError):
+            signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+
+
 def _die_with_parent() -> Callable[[], None] | None:
     """In the child, before exec: SIGKILL when the thread that started it dies (Linux only)."""
     if not sys.platform.startswith("linux"):
@@ -111,6 +123,7 @@ def _outcome_files(scratch: Path) -> dict[str, bytes]:
 
 def attempt_task(spec: dict[str, Any]) -> Iterator[dict[str, Any]]:
     """Run one template process as the module docstring says; `spec` comes from the host's `RayExecutor`."""
+    default_sigchld()
     digest = hashlib.sha256(spec["body"]).hexdigest()
     if digest != spec["sha256"]:
         yield {"kind": "end", "lost": f"the template's bytes reached the worker with sha256 {digest}, frozen "

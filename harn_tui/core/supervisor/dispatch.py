@@ -42,7 +42,7 @@ def dispatch_cycle(
     if intent.automation.accept_passing_proof and accept_passing(layout, view, report):
         fault_point("tick.accept")
         view = loop_view(layout, goal_id)
-    if has_dispatch(view):
+    if not executor.connected and has_dispatch(view):
         executor.connect()
     jobs = prepare_jobs(view, report, LayoutStarter(layout, goal_id))
     report.dispatches += len(jobs)

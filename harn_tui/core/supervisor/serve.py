@@ -205,7 +205,7 @@ def serve(
     state = LoopState()
     order = enrolled_goals(layout, named)
     state.enrolled(order)
-    heartbeat = ServiceHeartbeat(layout, actor, state).start()
+    heartbeat = ServiceHeartbeat(layout, actor, state, executor=executor.name).start()
     watcher_stop = threading.Event()
     if feed is None:
         feed = ChangeFeed(layout.base)
