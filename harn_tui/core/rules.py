@@ -16,6 +16,7 @@ from typing import Literal, Protocol, TypeVar
 
 from harn_tui.core.errors import Refused
 from harn_tui.core.records import Disposition, Finding, GoalIntent, PlanEvent, PlanRequest, Proposal
+from harn_tui.core.records.plan import Review
 
 WorkState = Literal[
     "succeeded", "cancelled", "waiting", "running", "ready", "awaiting_approval", "in_review", "blocked", "corrupt"
@@ -281,6 +282,29 @@ def plan_reopen(goal: GoalFacts, plan: PlanFacts) -> Checks:
         Check("milestone left", mission is not None and done < limit,
               f"no milestone left: goal {goal.id} has completed {done} of its {limit} milestones"
               if mission is None or done >= limit else f"{done} of {limit} milestones completed"),
+    ))
+
+
+REVISION_ROUND_LEFT = "revision round left"
+
+
+def review_revision(reviews: Sequence[Review], revisions_made: int, max_revision_rounds: int) -> Checks:
+    """A review sends its candidate back to the planner, in the same plan request, when every verdict is approve
+    or revise, at least one is revise or carries a blocking finding (the reviewers want a better candidate, not
+    a human: an `attention` verdict never revises), and fewer than `max_revision_rounds` revisions were made."""
+    only = all(review.verdict in ("approve", "revise") for review in reviews)
+    objecting = [review.reviewer for review in reviews
+                 if review.verdict == "revise" or any(f.severity == "blocking" for f in review.findings)]
+    return Checks((
+        Check("approve or revise only", only,
+              "every verdict is approve or revise" if only else "a reviewer asked for attention: a human decides"),
+        Check("a revision asked", bool(objecting),
+              f"revision asked by {', '.join(objecting)}" if objecting
+              else "every reviewer approved with no blocking finding"),
+        Check(REVISION_ROUND_LEFT, revisions_made < max_revision_rounds,
+              f"{revisions_made} of {max_revision_rounds} revision rounds made"
+              if revisions_made < max_revision_rounds
+              else f"revision rounds exhausted ({max_revision_rounds})"),
     ))
 
 

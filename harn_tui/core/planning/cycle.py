@@ -21,7 +21,7 @@ from harn_tui.core.leases import hold_lease
 from harn_tui.core.planning.inputs import applied_work_count, build_planner_input, input_document
 from harn_tui.core.planning.outcome import PlanOutcome, bounded
 from harn_tui.core.planning.requests import ACTION_TRIGGERS, create_plan_request
-from harn_tui.core.planning.reviews import asks_revision, attention_reason, review_candidate, revision_reason
+from harn_tui.core.planning.reviews import attention_reason, review_candidate, revision_reason, rounds_exhausted
 from harn_tui.core.planning.validation import PlanRules, ValidReply, check_planner_reply
 from harn_tui.core.planning.view import loop_tree
 from harn_tui.core.projection import GoalView, project_goal
@@ -241,14 +241,13 @@ def _review_and_record(context: PlanContext, candidate: Proposal) -> PlanOutcome
         body = record_bytes(candidate)
         write_immutable(directory / "candidate.json", body)
         digest = hashlib.sha256(body).hexdigest()
-        may_revise = round_number < context.max_revision_rounds
         receipt = review_candidate(context.intent, planner_input, candidate, digest, context.env,
-                                   round_number=round_number, may_revise=may_revise)
+                                   round_number=round_number, max_revision_rounds=context.max_revision_rounds)
         fault_point("tick.reviewers_called")
         if receipt.outcome == "approved":
             return _record_proposal(context, candidate, receipt, round_number)
         if receipt.outcome == "attention":
-            exhausted = round_number > 0 and not may_revise and asks_revision(receipt)
+            exhausted = rounds_exhausted(receipt, round_number, context.max_revision_rounds)
             return _record_review_attention(context, candidate, receipt, round_number, exhausted)
         round_number += 1
         planner_input = _request_revision(context, candidate, receipt, round_number)

@@ -10,6 +10,7 @@ from harn_tui.core.planning.outcome import bounded
 from harn_tui.core.planning.validation import parse_json_object, structural_problems
 from harn_tui.core.records import GoalIntent, PlannerInput, Proposal, ReviewerReply, ReviewReceipt
 from harn_tui.core.records.plan import Problem, Review, ReviewerInput
+from harn_tui.core.rules import REVISION_ROUND_LEFT, review_revision
 from harn_tui.core.specialists import SpecialistCall, SpecialistFailure, call_specialist
 
 
@@ -21,10 +22,10 @@ def review_candidate(
     context: Mapping[str, str],
     *,
     round_number: int = 0,
-    may_revise: bool = False,
+    max_revision_rounds: int = 0,
 ) -> ReviewReceipt:
     """Ask every frozen reviewer in order: approved only if all approve with no blocking finding; `revise` when
-    the reviewers only ask for revision (`asks_revision`) and `may_revise` (a round is left); else attention."""
+    `rules.review_revision` holds (round `round_number` has made that many revisions); else attention."""
     assert intent.replanning is not None
     reviews = [
         run_reviewer(
@@ -44,7 +45,7 @@ def review_candidate(
     )
     if all(_clean_approval(review) for review in reviews):
         return receipt.model_copy(update={"outcome": "approved"})
-    if may_revise and asks_revision(receipt):
+    if review_revision(reviews, round_number, max_revision_rounds).holds:
         return receipt.model_copy(update={"outcome": "revise"})
     return receipt
 
@@ -53,12 +54,10 @@ def _clean_approval(review: Review) -> bool:
     return review.verdict == "approve" and not any(f.severity == "blocking" for f in review.findings)
 
 
-def asks_revision(receipt: ReviewReceipt) -> bool:
-    """Every verdict is approve or revise, and at least one is revise or carries a blocking finding: what the
-    reviewers want is a better candidate, not a human (an `attention` verdict never revises)."""
-    reviews = receipt.reviews
-    return (all(review.verdict in ("approve", "revise") for review in reviews)
-            and not all(_clean_approval(review) for review in reviews))
+def rounds_exhausted(receipt: ReviewReceipt, round_number: int, max_revision_rounds: int) -> bool:
+    """The reviewers asked only for a revision, and none is left: the attention's reason says so."""
+    checks = review_revision(receipt.reviews, round_number, max_revision_rounds)
+    return round_number > 0 and checks.failing == [checks.named(REVISION_ROUND_LEFT)]
 
 
 def run_reviewer(
