@@ -130,8 +130,8 @@ def create_accounts(base: Path) -> Iterator[Accounts]:
         yield Accounts(group, gid, accounts["a"], accounts["b"], accounts["c"], base, python, pythonpath,
                        library_path, created)
     finally:
-        for entry in reversed(created):
-            kind, name = entry.split(":")
+        for made in reversed(created):
+            kind, name = made.split(":")
             if kind == "user":  # --force: even if a process of it is still ending (a console's tmux pane)
                 subprocess.run(["userdel", "--force", name], capture_output=True, check=False)
             else:

@@ -44,7 +44,7 @@ DEFAULT_ITEMS: list[dict[str, Any]] = [
 ]
 
 # a three-item plan: a, b after a, and the root `implement` after both (for races over one graph)
-THREE_ITEMS = [
+THREE_ITEMS: list[dict[str, Any]] = [
     {"key": "a", "title": "A", "objective": "A.", "template": "investigate"},
     {"key": "b", "title": "B", "objective": "B.", "dependencies": ["a"], "template": "investigate"},
     {"key": "implement", "title": "C", "objective": "C.", "dependencies": ["a", "b"], "template": "implement"},
@@ -140,7 +140,7 @@ def add_plan(
     plan_id = new_plan_id(sequence)
     directory = layout.plan(goal_id, plan_id)
     request = PlanRequest(
-        id=plan_id, goal_id=goal_id, sequence=sequence, trigger=trigger,  # type: ignore[arg-type]
+        id=plan_id, goal_id=goal_id, sequence=sequence, trigger=trigger,
         graph_fingerprint=fingerprint or view.graph_fingerprint,
         prior_root_work_id=view.active_root if prior_root is True else (prior_root or None),
         created_at=now_iso(),
@@ -151,8 +151,8 @@ def add_plan(
     else:
         work, root = [], None
     proposal = Proposal(
-        plan_id=plan_id, decision=decision, rationale="Because the root failed.",  # type: ignore[arg-type]
-        root=root, work=work, milestone=None, proposed_at=now_iso(),  # type: ignore[arg-type]
+        plan_id=plan_id, decision=decision, rationale="Because the root failed.",
+        root=root, work=work, milestone=None, proposed_at=now_iso(),
     )
     body = record_bytes(proposal)
     log = JsonlTail(directory / "events.jsonl", PLAN_EVENTS_ADAPTER)
@@ -163,7 +163,7 @@ def add_plan(
         verdict = "attention" if via_reviewers else "approve"
         receipt = ReviewReceipt(
             plan_id=plan_id, candidate_sha256=hashlib.sha256(body).hexdigest(), outcome=outcome,
-            reviews=[{"reviewer": r, "verdict": verdict, "rationale": "looked at it"} for r in reviewers],  # type: ignore[misc]
+            reviews=[{"reviewer": r, "verdict": verdict, "rationale": "looked at it"} for r in reviewers],
             created_at=now_iso(),
         )
         write_record(directory / "review.json", receipt)

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from pydantic import BaseModel
 
 from benchmarks.generator import generate_tree
 from benchmarks.shapes import SIZES
@@ -26,7 +27,7 @@ from harn_tui.core.records import (
 from harn_tui.core.records.events import PLAN_EVENT_ADAPTER, WORK_EVENT_ADAPTER
 
 REPO = Path(__file__).resolve().parent.parent
-MODELS = {
+MODELS: dict[str, type[BaseModel]] = {
     "goal.json": GoalIntent, "intent.json": WorkIntent, "manifest.json": AttemptManifest, "proof.json": Proof,
     "request.json": PlanRequest, "proposal.json": Proposal, "candidate.json": Proposal,
     "review.json": ReviewReceipt, "decision.json": ApprovalDecision,

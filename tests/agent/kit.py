@@ -72,7 +72,8 @@ def transcript_lines(layout: Layout, run_id: str) -> list[str]:
 
 
 def proof(layout: Layout, run_id: str) -> dict[str, Any]:
-    return json.loads((layout.run(run_id) / "proof.json").read_text())
+    proof: dict[str, Any] = json.loads((layout.run(run_id) / "proof.json").read_text())
+    return proof
 
 
 def alive(pid: int) -> bool:

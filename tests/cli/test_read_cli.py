@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -19,7 +20,7 @@ SHOW_FIELDS = {
 }
 
 
-def create_root_work(harn: Harn, examples: Path, work_id: str = "w-root") -> dict[str, object]:
+def create_root_work(harn: Harn, examples: Path, work_id: str = "w-root") -> Any:
     return harn.json("work", "create", "Make the queue durable", str(examples / "templates" / "implement.py"),
                      "--objective", "No job is lost", "--accept", "crash test passes", "--id", work_id)
 

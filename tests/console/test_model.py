@@ -141,7 +141,7 @@ def test_standalone_work_needing_a_human_is_one_goal_shaped_row_that_follows_cha
     decide_approval(layout, "apr-run-rotate-1-1", verdict="approve", actor="bob")
     update = model.apply([layout.approval("apr-run-rotate-1-1") / "decision.json"])
     assert update.goals == {STANDALONE}
-    assert [w.id for w in model.standalone.work] == ["hotfix"]  # type: ignore[union-attr]
+    assert model.standalone is not None and [w.id for w in model.standalone.work] == ["hotfix"]
     assert [(e.actor, e.event) for e in update.transitions_by_others("alice")] == [("bob", "approval.approve")]
     reopen_work(layout, "hotfix", actor="bob", findings=["still leaks"])
     update = model.apply([layout.work("hotfix") / "events.jsonl"])
@@ -149,6 +149,6 @@ def test_standalone_work_needing_a_human_is_one_goal_shaped_row_that_follows_cha
     assert [g.id for g in model.console_goals()] == [s.REVIEW_GOAL]
     b.attempt(layout, "hotfix", "run-hotfix-3", status="passed", number=3)
     assert model.apply([layout.work("hotfix") / "events.jsonl"]).goals == {STANDALONE}
-    assert [w.id for w in model.standalone.work] == ["hotfix"]  # type: ignore[union-attr]
+    assert [w.id for w in model.standalone.work] == ["hotfix"]
     b.work(layout, "late", title="Created while the console runs")
     assert model.apply([layout.work("late") / "intent.json"]).goals == frozenset()  # ready: needs no human

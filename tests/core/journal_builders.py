@@ -102,7 +102,7 @@ def plan(layout: Layout, goal_id: str, plan_id: str, *, sequence: int, fingerpri
 
     directory = layout.plan(goal_id, plan_id)
     write_record(directory / "request.json", PlanRequest(
-        id=plan_id, goal_id=goal_id, sequence=sequence, trigger=trigger,  # type: ignore[arg-type]
+        id=plan_id, goal_id=goal_id, sequence=sequence, trigger=trigger,
         graph_fingerprint=fingerprint, prior_root_work_id=prior_root, created_at=now_iso()))
     if decision is not None:
         write_record(directory / "proposal.json", Proposal.model_validate({

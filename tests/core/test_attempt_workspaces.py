@@ -46,11 +46,13 @@ def make(layout: Layout, template: Path, work_id: str, depends_on: list[str] | N
 
 
 def seen(layout: Layout, run_id: str) -> dict[str, object]:
-    return json.loads((layout.run(run_id) / "scratch" / "seen.json").read_text())
+    seen: dict[str, object] = json.loads((layout.run(run_id) / "scratch" / "seen.json").read_text())
+    return seen
 
 
 def proof_workspace(layout: Layout, run_id: str) -> dict[str, object]:
-    return json.loads((layout.run(run_id) / "proof.json").read_text())["workspace"]
+    workspace: dict[str, object] = json.loads((layout.run(run_id) / "proof.json").read_text())["workspace"]
+    return workspace
 
 
 def test_the_manifest_carries_the_prior_and_the_accepted_dependencies_in_order(

@@ -5,10 +5,12 @@ from __future__ import annotations
 import shutil
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from harn_tui.core.clock import now_iso
 from harn_tui.core.creation import init_tree
 from harn_tui.core.fsio import write_record
 from harn_tui.core.history import GoalOverTime, HistoryEntry
@@ -76,16 +78,17 @@ class History:
         if approval_id and not (self.layout.approval(approval_id) / "request.json").exists():
             write_record(self.layout.approval(approval_id) / "request.json", ApprovalRequest(
                 id=approval_id, run_id=run_id, work_id=item, goal_id=GOAL, question="May I?", details="",
-                requested_at=b.now_iso()))
-        b.event(self.layout, item, AttemptFinished, run_id=run_id, status=status, reason="r", **{"class": cls},
+                requested_at=now_iso()))
+        finished: dict[str, Any] = {"class": cls}
+        b.event(self.layout, item, AttemptFinished, run_id=run_id, status=status, reason="r", **finished,
                 approval_id=approval_id)
 
     def _decide(self, approval_id: str, verdict: str) -> None:
         directory = self.layout.approval(approval_id)
         if (directory / "request.json").exists() and not (directory / "decision.json").exists():
             write_record(directory / "decision.json", ApprovalDecision(
-                approval_id=approval_id, verdict=verdict, actor="bob", reason="ok",  # type: ignore[arg-type]
-                decided_at=b.now_iso()))
+                approval_id=approval_id, verdict=verdict, actor="bob", reason="ok",
+                decided_at=now_iso()))
 
     def _plan(self, outcome: str) -> None:
         if self.undecided is not None:  # an older plan never stays without an outcome (see `rebuild`)

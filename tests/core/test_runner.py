@@ -7,6 +7,7 @@ import hashlib
 import json
 import stat
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -21,6 +22,8 @@ from harn_tui.core.transitions import decide_approval, reopen_work
 from harn_tui.core.tree import Tree
 from tests.conftest import tree_bytes
 from tests.plan_builders import MODAL_TEMPLATE, events_of, record_attempt, write_template
+
+Mode = Callable[..., None]  # the `mode` fixture: sets the template's behaviour for the next attempt
 
 WORK = "work-item"
 
@@ -38,7 +41,7 @@ def work(layout: Layout, template: Path) -> str:
 
 
 @pytest.fixture
-def mode(monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+def mode(monkeypatch: pytest.MonkeyPatch) -> Mode:
     def set_mode(value: str, **extra: str) -> None:
         monkeypatch.setenv("TEMPLATE_MODE", value)
         for key, item in extra.items():
@@ -60,7 +63,7 @@ def manifest(layout: Layout, run_id: str) -> dict[str, object]:
     return json.loads((layout.run(run_id) / "manifest.json").read_text())  # type: ignore[no-any-return]
 
 
-def test_a_passing_attempt_reaches_review(layout: Layout, work: str, template: Path, mode) -> None:  # type: ignore[no-untyped-def]
+def test_a_passing_attempt_reaches_review(layout: Layout, work: str, template: Path, mode: Mode) -> None:
     mode("pass")
     result = run_work(layout, work, actor="alice", retry=False)
     document = result.to_json()
@@ -88,7 +91,7 @@ def test_a_passing_attempt_reaches_review(layout: Layout, work: str, template: P
 
 
 def test_the_template_gets_the_documented_environment(
-    layout: Layout, work: str, mode, monkeypatch: pytest.MonkeyPatch  # type: ignore[no-untyped-def]
+    layout: Layout, work: str, mode: Mode, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     mode("env")
     monkeypatch.setenv("HARN_APPROVAL", "/stale/decision.json")
@@ -115,7 +118,7 @@ def test_the_template_gets_the_documented_environment(
     ("exit3", "the template exited with code 3"),
 ])
 def test_a_bad_ending_is_a_charged_failure_with_a_host_written_proof(
-    layout: Layout, work: str, mode, behaviour: str, reason: str  # type: ignore[no-untyped-def]
+    layout: Layout, work: str, mode: Mode, behaviour: str, reason: str
 ) -> None:
     mode(behaviour)
     result = run_work(layout, work, actor="alice", retry=False)
@@ -135,14 +138,14 @@ def test_a_template_that_cannot_start_is_a_failure(layout: Layout, work: str, te
     assert "could not start" in (result.reason or "")
 
 
-def test_an_upstream_failure_is_uncharged(layout: Layout, work: str, mode) -> None:  # type: ignore[no-untyped-def]
+def test_an_upstream_failure_is_uncharged(layout: Layout, work: str, mode: Mode) -> None:
     mode("fail:upstream")
     result = run_work(layout, work, actor="alice", retry=False)
     assert (result.status, result.class_, result.reason) == ("failed", "upstream", "failed with class upstream")
     assert (view(layout).charged_attempts, view(layout).next_action) == (0, "retry")
 
 
-def test_a_timeout_kills_the_whole_process_group(layout: Layout, work: str, mode) -> None:  # type: ignore[no-untyped-def]
+def test_a_timeout_kills_the_whole_process_group(layout: Layout, work: str, mode: Mode) -> None:
     mode("sleep")
     started = time.monotonic()
     result = start_attempt(layout, work, actor="alice", timeout_s=1.0)
@@ -168,7 +171,7 @@ def alive(pid: int) -> bool:
 
 
 def test_an_oversized_line_is_truncated_with_its_size_and_digest(
-    layout: Layout, work: str, mode  # type: ignore[no-untyped-def]
+    layout: Layout, work: str, mode: Mode
 ) -> None:
     mode("longline")
     result = run_work(layout, work, actor="alice", retry=False)
@@ -190,7 +193,7 @@ def test_a_changed_template_refuses_to_run_and_records_nothing(
     assert not any(layout.runs.iterdir())
 
 
-def test_run_needs_ready_and_retry_needs_blocked(layout: Layout, work: str, mode) -> None:  # type: ignore[no-untyped-def]
+def test_run_needs_ready_and_retry_needs_blocked(layout: Layout, work: str, mode: Mode) -> None:
     with pytest.raises(Refused, match=f"work {work} is ready, not blocked"):
         run_work(layout, work, actor="alice", retry=True)
     mode("exit3")
@@ -201,7 +204,7 @@ def test_run_needs_ready_and_retry_needs_blocked(layout: Layout, work: str, mode
     assert tree_bytes(layout.root) == before
 
 
-def test_retry_carries_a_synopsis_of_the_failed_attempt(layout: Layout, work: str, mode) -> None:  # type: ignore[no-untyped-def]
+def test_retry_carries_a_synopsis_of_the_failed_attempt(layout: Layout, work: str, mode: Mode) -> None:
     mode("fail:")
     first = run_work(layout, work, actor="alice", retry=False)
     mode("pass")
@@ -215,7 +218,7 @@ def test_retry_carries_a_synopsis_of_the_failed_attempt(layout: Layout, work: st
 
 
 def test_retry_is_refused_once_charged_attempts_reach_the_limit(
-    layout: Layout, template: Path, mode  # type: ignore[no-untyped-def]
+    layout: Layout, template: Path, mode: Mode
 ) -> None:
     create_work(layout, title="Once", template=template, objective="Once.", max_attempts=1, work_id="work-once",
                 actor="tester")
@@ -225,7 +228,7 @@ def test_retry_is_refused_once_charged_attempts_reach_the_limit(
         run_work(layout, "work-once", actor="alice", retry=True)
 
 
-def test_retry_is_refused_after_a_decision_failure(layout: Layout, work: str, mode) -> None:  # type: ignore[no-untyped-def]
+def test_retry_is_refused_after_a_decision_failure(layout: Layout, work: str, mode: Mode) -> None:
     mode("fail:decision")
     run_work(layout, work, actor="alice", retry=False)
     with pytest.raises(Refused, match="cannot be retried: attempt 1 failed on a decision"):
@@ -233,7 +236,7 @@ def test_retry_is_refused_after_a_decision_failure(layout: Layout, work: str, mo
 
 
 def test_only_an_operator_retries_after_three_uncharged_failures(
-    layout: Layout, work: str, mode  # type: ignore[no-untyped-def]
+    layout: Layout, work: str, mode: Mode
 ) -> None:
     for _ in range(3):
         record_attempt(layout, work, passed=False, class_="environment")
@@ -245,7 +248,7 @@ def test_only_an_operator_retries_after_three_uncharged_failures(
     assert (result.trigger, result.status) == ("retry", "passed")
 
 
-def test_open_findings_reach_the_manifest_on_any_trigger(layout: Layout, work: str, mode) -> None:  # type: ignore[no-untyped-def]
+def test_open_findings_reach_the_manifest_on_any_trigger(layout: Layout, work: str, mode: Mode) -> None:
     mode("pass")
     run_work(layout, work, actor="alice", retry=False)
     reopen_work(layout, work, actor="alice", findings=["throws on big input"])
@@ -260,7 +263,7 @@ def test_open_findings_reach_the_manifest_on_any_trigger(layout: Layout, work: s
     assert (second["trigger"], second["findings"]) == ("retry", [finding])  # type: ignore[index]
 
 
-def test_park_then_resume_under_the_same_run_id(layout: Layout, work: str, mode) -> None:  # type: ignore[no-untyped-def]
+def test_park_then_resume_under_the_same_run_id(layout: Layout, work: str, mode: Mode) -> None:
     mode("park", TEMPLATE_PARKS="2")
     parked = run_work(layout, work, actor="alice", retry=False)
     approval = f"apr-{parked.run_id}-1"
@@ -287,7 +290,7 @@ def test_park_then_resume_under_the_same_run_id(layout: Layout, work: str, mode)
 
 
 def test_a_denied_approval_resumes_into_the_templates_decision(
-    layout: Layout, work: str, mode  # type: ignore[no-untyped-def]
+    layout: Layout, work: str, mode: Mode
 ) -> None:
     mode("park")
     parked = run_work(layout, work, actor="alice", retry=False)

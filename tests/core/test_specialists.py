@@ -146,7 +146,7 @@ def test_model_cli_reply_is_parsed_from_its_json_output(
 ) -> None:
     reply = {"decision": "attention", "rationale": "needs a human"}
     monkeypatch.setenv("FAKE_CLI_REPLY", "```json\n" + json.dumps(reply) + "\n```")
-    profile = SpecialistProfile(adapter=adapter, model="sonnet",  # type: ignore[arg-type]
+    profile = SpecialistProfile(adapter=adapter, model="sonnet",
                                 instructions="You plan recovery work.", cwd=str(tmp_path))
     text = call_specialist(make_call(profile, {"plan_id": "plan-0001-abcdef01", "trigger": "recovery"}))
     assert json.loads(text) == reply
@@ -164,7 +164,7 @@ def test_model_cli_reply_is_parsed_from_its_json_output(
 @pytest.mark.parametrize("adapter", ["claude-code", "codex"])
 def test_model_cli_error_is_a_crash(adapter: str, fake_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("FAKE_CLI_MODE", "error")
-    profile = SpecialistProfile(adapter=adapter, instructions="Plan.")  # type: ignore[arg-type]
+    profile = SpecialistProfile(adapter=adapter, instructions="Plan.")
     with pytest.raises(SpecialistFailure) as caught:
         call_specialist(make_call(profile))
     assert caught.value.kind == "crash"

@@ -35,7 +35,8 @@ MAX_REPLANS = 3
 REASONS = st.sampled_from(["no", "narrow it", "use the new parser"])
 DISPOSITIONS = st.lists(st.sampled_from(["f1=fixed", "f2=deferred:later: maybe", "f3=fixed"]), max_size=3)
 INDEX = st.one_of(st.just(0), st.integers(0, 5))
-FINDINGS = st.one_of(st.just([]), st.lists(st.sampled_from(["wrong", "untested", "slow"]), min_size=1, max_size=2))
+FINDINGS: st.SearchStrategy[list[str]] = st.one_of(
+    st.just([]), st.lists(st.sampled_from(["wrong", "untested", "slow"]), min_size=1, max_size=2))
 
 
 def event_count(root: Path) -> int:

@@ -53,7 +53,7 @@ WORK_KEYS = ("a", "a", "o", "c", "y", "n")
 
 def install_logging(log: CommandLog) -> None:
     """Record every request the console dispatches, with the outcome or typed refusal the core gave it."""
-    real_run_request = app_module.run_request
+    real_run_request = app_module.run_request  # type: ignore[attr-defined]
 
     def logged(layout: Layout, actor: str, request: Request) -> DispatchResult:
         seen: dict[str, Any] = {}
@@ -83,7 +83,7 @@ def install_logging(log: CommandLog) -> None:
         log.write(**entry)
         return result
 
-    app_module.run_request = logged  # type: ignore[assignment]
+    app_module.run_request = logged  # type: ignore[attr-defined]
 
 
 async def settle(app: HarnConsole, pilot: Any) -> None:

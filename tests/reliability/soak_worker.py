@@ -174,11 +174,11 @@ class Worker:
         self.issue(verb, target, argv, goal)
         return True
 
-    def item_options(self, item: dict[str, Any], *, standalone: bool) -> list[tuple[str, str, list[str], None]]:
+    def item_options(self, item: dict[str, Any], *, standalone: bool) -> list[tuple[str, str, list[str], str | None]]:
         """What the item's state allows (plus, in review, an accept that must be refused): accept or reopen in
         review, retry blocked, run ready (or, standalone, resume a decided park), decide a pending approval."""
         work_id, state, rng = item["id"], item["state"], self.rng
-        options: list[tuple[str, str, list[str], None]] = []
+        options: list[tuple[str, str, list[str], str | None]] = []
         if state == "in_review":
             options.append(("work accept", work_id, ["work", "accept", work_id, *self.dispositions(item)], None))
             options.append(("work reopen", work_id, ["work", "reopen", work_id, *self.findings()], None))

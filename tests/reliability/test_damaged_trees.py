@@ -11,6 +11,7 @@ CI default, e.g. `HARN_FUZZ_EXAMPLES=3000 python -m pytest tests/reliability/tes
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import shutil
@@ -213,6 +214,12 @@ MATRIX_KINDS: dict[str, Callable[[Path, Path], k.Damage]] = {
 }
 
 
+
+def _at(rel: Path, damage: Callable[[Path, Path], k.Damage], tree: k.BaseTree, outside: Path) -> k.Damage:
+    """`damage` applied to the entry at `rel` in `tree` (with `outside` for what a link may point at)."""
+    return damage(tree.root / rel, outside)
+
+
 def test_every_corruption_of_every_record_kind(
     base: k.BaseTree, sound_baseline: dict[str, Any], tmp_path: Path, figures: Figures,
 ) -> None:
@@ -225,17 +232,17 @@ def test_every_corruption_of_every_record_kind(
     for path in kinds.values():
         rel = path.relative_to(base.root)
         for name, corrupt in MATRIX_KINDS.items():
-            cases.append((f"{name} {rel}", lambda t, o, rel=rel, corrupt=corrupt: corrupt(t.root / rel, o)))
+            cases.append((f"{name} {rel}", functools.partial(_at, rel, corrupt)))
     for directory in k.damaged_goal_dirs(base):
         rel = directory.relative_to(base.root)
-        cases.append((f"linked {rel}", lambda t, o, rel=rel: k.linked_directory(t.root / rel, o)))
-        cases.append((f"dangling {rel}", lambda t, o, rel=rel: k.dangling_link(t.root / rel, o)))
-    for number, (_label, corrupt) in enumerate(cases):
+        cases.append((f"linked {rel}", functools.partial(_at, rel, k.linked_directory)))
+        cases.append((f"dangling {rel}", functools.partial(_at, rel, k.dangling_link)))
+    for number, (_label, damage_case) in enumerate(cases):
         scratch = tmp_path / f"case-{number}"
         tree = k.copy_tree(base, scratch / "root")
         outside = scratch / "outside"
         outside.mkdir()
-        damage = corrupt(tree, outside)
+        damage = damage_case(tree, outside)
         check_damaged_tree(tree, damage, outside, sound_baseline)
         shutil.rmtree(scratch, ignore_errors=True)
     figures.add(FIGURE, len(cases))

@@ -24,6 +24,7 @@ from typing import Any, TypeVar
 import pytest
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
+from textual.screen import Screen
 from textual.widgets import Input, Select, Static
 
 from harn_tui import cli
@@ -118,10 +119,10 @@ def tree(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Tree]:
     os.environ.update(HARN_ACTOR="tester", HARN_LEASE_TIMEOUT_S="5")
     os.environ.pop("HARN_ROOT", None)
     # The parser is built once: constructing it costs ~15 ms a call, and parse_args does not change it.
-    build_parser = cli.build_parser
-    cli.build_parser = functools.lru_cache(maxsize=1)(build_parser)  # type: ignore[assignment]
+    build_parser = cli.build_parser  # type: ignore[attr-defined]
+    cli.build_parser = functools.lru_cache(maxsize=1)(build_parser)  # type: ignore[attr-defined]
     yield Tree(layout.root, template, tree_bytes(layout.root), directories(layout.root))
-    cli.build_parser = build_parser  # type: ignore[assignment]
+    cli.build_parser = build_parser  # type: ignore[attr-defined]
     for key, value in saved.items():
         if value is None:
             os.environ.pop(key, None)
@@ -340,7 +341,7 @@ INTEGER_TEXT = st.one_of(
     st.sampled_from(["", " ", "1.5", "1e3", "nan", "inf", "0x10", "1_0", " 3 ", "３", "١٢", "+3", "-0", "00003",
                      "3\x00", "9" * 5000, "--3", "three"]),
 )
-INTEGER_OPTIONS = {
+INTEGER_OPTIONS: dict[str, tuple[Callable[[str], list[str]], int, int]] = {
     "work create --max-attempts": (lambda n: ["work", "create", "--objective", "O", f"--max-attempts={n}",
                                               "--depends-on", MISSING, "--", "T", "TEMPLATE"], 1, 100),
     "supervisor create --max-total-attempts": (lambda n: ["supervisor", "create", "--team", "TEAM", "--root-work",
@@ -517,7 +518,7 @@ def fixed_now(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HARN_FIXED_NOW", "2026-07-16T10:00:00Z")
 
 
-F = TypeVar("F")
+F = TypeVar("F", bound=Screen[Any])
 
 
 @contextlib.asynccontextmanager

@@ -19,11 +19,11 @@ from harn_tui.core.finish_note import UNRECORDED
 from harn_tui.core.layout import Layout
 from harn_tui.core.queries import show_goal
 from tests.conftest import harn_env
-from tests.goal_kit import GoalKit
+from tests.goal_kit import GoalKit, make_root
 from tests.reliability.conftest import Figures
 from tests.reliability.crash_kit import check_invariants, log_lines, run_cli
 from tests.reliability.io_kit import Disk
-from tests.reliability.transitions_under_test import PROOF, goal_kit, make_root, passing
+from tests.reliability.transitions_under_test import PROOF, goal_kit, passing
 
 WORK = "w-fills"
 NO_SPACE = "No space left on device (ENOSPC)"

@@ -23,7 +23,7 @@ def test_every_kind_of_write_by_two_accounts_keeps_the_group_and_modes(accounts:
     alice, bob, group = accounts.alice, accounts.bob, accounts.group
     root = place / "pair"
 
-    def harn(who: object, *args: str, expect: int = 0, **kwargs: object) -> object:
+    def harn(who: object, *args: str, expect: int = 0, **kwargs: object) -> Any:
         return accounts.harn_json(who, root, *args, expect=expect, **kwargs)  # type: ignore[arg-type]
 
     # a private tree with a record, converted: every entry gets the group and the shared modes

@@ -77,7 +77,8 @@ def attempt(layout: Layout, work_id: str, run_id: str, *, status: str, number: i
             "acceptance": [{"criterion": c, "status": s, "evidence": f"checked {c}"} for c, s in criteria],
             "class": cls, "finished_at": now_iso(), "workspace": workspace,
         }))
-    work_event(layout, work_id, AttemptFinished, run_id=run_id, status=status, **{"class": cls},
+    finished: dict[str, Any] = {"class": cls}
+    work_event(layout, work_id, AttemptFinished, run_id=run_id, status=status, **finished,
                reason=None if status != "failed" else (summary or "the check failed"),
                approval_id=f"apr-{run_id}-1" if status == "parked" else None)
 

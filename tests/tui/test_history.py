@@ -33,7 +33,7 @@ def ticking(layout: Layout, monkeypatch: pytest.MonkeyPatch, build: Any) -> Iter
 
     class Ticking(datetime):
         @classmethod
-        def now(cls, tz: Any = None) -> Ticking:  # type: ignore[override]
+        def now(cls, tz: Any = None) -> Ticking:
             moment = start + timedelta(seconds=next(calls))
             return cls.fromtimestamp(moment.timestamp(), tz)
 
@@ -82,7 +82,9 @@ async def test_enter_shows_the_past_with_every_transition_disabled_and_esc_retur
         await pilot.pause()
         assert app.main.check_action("approve_plan", ()) is True
         await open_past(pilot)
+        assert app.model is not None
         over = app.main.over_time.of(app.model.tree, app.main.goal)
+        assert over is not None
         applied = next(k for k, e in enumerate(over.history.entries, 1) if e.event == "plan.applied")
         total = len(over.history)
         assert banner(app).startswith(f"viewing {over.history.entries[applied - 2].ts} "
@@ -114,7 +116,10 @@ async def test_the_live_tree_keeps_updating_under_the_past(history_tree: Layout,
         await pilot.press("enter")
         await pilot.pause()
         assert banner(app) == "" and app.notices[-1].message.endswith("before the goal was created")
-        created = app.main.over_time.of(app.model.tree, app.main.goal).created_position()
+        assert app.model is not None
+        over = app.main.over_time.of(app.model.tree, app.main.goal)
+        assert over is not None
+        created = over.created_position()
         table.move_cursor(row=table._order.index(f"entry:{created}"))
         await pilot.press("enter")
         await pilot.pause()
@@ -123,7 +128,8 @@ async def test_the_live_tree_keeps_updating_under_the_past(history_tree: Layout,
         b.plan_event(history_tree, s.PLAN_GOAL, s.PENDING_PLAN, PlanRejected, actor="bob", reason="not now")
         await app.apply_paths([history_tree.plan(s.PLAN_GOAL, s.PENDING_PLAN) / "events.jsonl"])
         await pilot.pause()
-        assert app.main.goal.latest_plan_status == "rejected", "the live model moved on"
+        goal = app.main.goal
+        assert goal is not None and goal.latest_plan_status == "rejected", "the live model moved on"
         assert banner(app) == heading, "the past stays on screen"
         assert app.main.query_one(HistoryPanel).row_count == before + 1, "the new entry is listed"
         await pilot.press("escape")

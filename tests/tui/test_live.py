@@ -73,9 +73,13 @@ async def test_a_burst_of_changes_coalesces_into_few_refreshes(layout: Layout, c
             applied.append(1)
             return await original(paths)  # type: ignore[arg-type]
 
-        app.apply_paths = counting  # type: ignore[method-assign]
+        app.apply_paths = counting  # type: ignore[method-assign,assignment]
         for number in range(2, 12):
             await asyncio.to_thread(b.reopen, layout, "docs", f"finding {number}", actor="bob")
-        await wait_until(pilot, lambda: app.main.goal is not None and  # type: ignore[union-attr]
-                         app.main.goal.work_item("docs").open_findings[0].statement == "finding 11")
+        def shows_the_last_finding() -> bool:
+            goal = app.main.goal
+            docs = goal.work_item("docs") if goal is not None else None
+            return docs is not None and docs.open_findings[0].statement == "finding 11"
+
+        await wait_until(pilot, shows_the_last_finding)
         assert 1 <= len(applied) < 10

@@ -5,6 +5,7 @@ approval's details. Real attempts of a real template in a real git repository.""
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 from pathlib import Path
 
@@ -53,12 +54,16 @@ def committed(layout: Layout, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, f
     return result
 
 
+def _shows(item: ItemDetail, line: str) -> bool:
+    return line in item.text.splitlines()
+
+
 async def show_item(pilot: object, app: HarnConsole) -> ItemDetail:
     """Focus the graph on the feature item: its detail is the Item tab."""
     await pilot.press("2")  # type: ignore[attr-defined]
     assert app.main.query_one(GraphPanel).select_key(f"item:{WORK}")
     await pilot.pause()  # type: ignore[attr-defined]
-    item = app.main.query_one(ItemDetail)
+    item: ItemDetail = app.main.query_one(ItemDetail)
     assert item.shown_work == WORK
     return item
 
@@ -167,7 +172,7 @@ async def test_a_running_attempts_transcript_follows_live(layout: Layout, tmp_pa
         for number in (1, 2, 3):
             (gate / str(number)).touch()
             shown = f"  stdout: line {number} of the agent's work"
-            await wait_until(pilot, lambda line=shown: line in item.text.splitlines(), timeout=10)
+            await wait_until(pilot, functools.partial(_shows, item, shown), timeout=10)
         result = await running
         assert result.status == "passed" and result.run_id == run_id
         await wait_until(pilot, lambda: f"Last output of {run_id}" in item.text, timeout=10)

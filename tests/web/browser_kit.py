@@ -17,13 +17,17 @@ import zlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-VIEWPORT = {"width": 1280, "height": 760}
+if TYPE_CHECKING:  # playwright is needed only by the browser tests
+    from playwright.sync_api import ViewportSize
+
+VIEWPORT: ViewportSize = {"width": 1280, "height": 760}
 KEEP_TERMINAL = """
 Object.defineProperty(Object.prototype, "terminal", {
   configurable: true,

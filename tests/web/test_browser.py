@@ -113,7 +113,8 @@ def refused_without_the_token(server: WebServer, context: object) -> None:
 
 def open_console(server: WebServer, context: object, actor: str) -> ConsolePage:
     page = ConsolePage(context.new_page())  # type: ignore[attr-defined]
-    assert page.page.goto(server.page_url(actor)).status == 200
+    response = page.page.goto(server.page_url(actor))
+    assert response is not None and response.status == 200
     page.wait_for(lambda screen: f"actor {actor}" in screen and "Goals" in screen, timeout=CONSOLE_START_S)
     return page
 

@@ -89,7 +89,9 @@ def json_schema(name: str) -> dict[str, Any]:
 
 
 __all__ = [
+    "PLAN_EVENT_ADAPTER",
     "RECORD_SCHEMAS",
+    "WORK_EVENT_ADAPTER",
     "ApprovalAsk",
     "ApprovalDecision",
     "ApprovalRequest",
