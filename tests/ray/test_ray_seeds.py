@@ -55,7 +55,8 @@ def tree_records(root: Path) -> list[tuple[str, Any]]:
         else:
             body = text
         found.append((str(path.relative_to(root)), body))
-    return normalized(found, root)
+    masked: list[tuple[str, Any]] = normalized(found, root)
+    return masked
 
 
 def seed_001(harn: Harn, tmp: Path, examples: Path, executor: tuple[str, ...]) -> list[Any]:
