@@ -171,3 +171,27 @@ def test_a_lost_node_is_environment_uncharged_and_the_next_tick_retries_on_the_h
     assert (passed["attempt"], passed["status"]) == (2, "passed")
     [again] = transcript_lines(harn.root, passed["run_id"])
     assert number_after(again["line"], "raylet") == ray_cluster.raylet_of(ray_cluster.head)
+
+
+def test_a_task_that_cannot_enforce_its_timeout_is_force_cancelled_past_the_deadline(
+    ray_cluster: LocalCluster, harn: Harn
+) -> None:
+    create(harn, "sleepy", "work-stuck")
+    running = harn_process(harn.root, *on_ray(ray_cluster, "work", "run", "work-stuck"),
+                           env={"HARN_ATTEMPT_TIMEOUT_S": "2"})
+    template = number_after(wait_for_line(harn.root, "pid ", running), "pid")
+    worker = int(Path(f"/proc/{template}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    os.kill(worker, signal.SIGSTOP)  # the task's own clock stops with it
+    started = time.monotonic()
+    stdout, stderr = running.communicate(timeout=300)
+    waited = time.monotonic() - started
+    assert running.returncode == 0, stderr
+    result = json.loads(stdout)
+    assert (result["status"], result["class"]) == ("failed", None), result
+    assert result["reason"].startswith("timeout: the template ran longer than 2 s")
+    assert waited >= 25, "the host waits 30 s past the deadline before it force-cancels"
+    assert charged(harn, "work-stuck") == 1
+    deadline = time.monotonic() + 10
+    while (alive(template) or alive(worker)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not alive(worker) and not alive(template), "the cancel killed the worker, and the template with it"
