@@ -22,6 +22,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 RAY = Path(sys.executable).with_name("ray")
 START_TIMEOUT_S = 180.0
@@ -137,7 +138,12 @@ class LocalCluster:
         os.environ.update(DRIVER_ENV)
         if not ray.is_initialized():
             ray.init(address=self.address, log_to_driver=False, logging_level=logging.ERROR)
-        self._wait_for(lambda: sum(1 for node in ray.nodes() if node["Alive"]) >= count, f"{count} live nodes")
+
+        def enough() -> bool:
+            nodes: list[dict[str, Any]] = ray.nodes()  # type: ignore[no-untyped-call]
+            return sum(1 for node in nodes if node["Alive"]) >= count
+
+        self._wait_for(enough, f"{count} live nodes")
 
     @staticmethod
     def raylet_of(process: subprocess.Popen[bytes] | None) -> int | None:
