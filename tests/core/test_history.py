@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -16,8 +17,11 @@ from tests.core import journal_builders as b
 @pytest.fixture
 def over(layout: Layout) -> GoalOverTime:
     b.work(layout, "root")
+    time.sleep(0.002)  # timestamps have millisecond resolution: each entry below has an instant of its own
     b.goal(layout, "g", root="root")
+    time.sleep(0.002)
     b.event(layout, "root", AttemptStarted, run_id="run-1", attempt=1, trigger="initial")
+    time.sleep(0.002)
     b.event(layout, "root", AttemptFinished, run_id="run-1", status="failed", reason="line one\nline [b]two[/b]")
     return load_goal_over_time(layout, "g")
 

@@ -1,6 +1,6 @@
 """One real Ray cluster for the whole session: a head and a second node started with `ray start` on this machine
 (`tests.ray_cluster`), torn down at the end. Without Ray installed these tests skip, except where
-`HARN_REQUIRE_RAY` is set (CI sets it: there they must run)."""
+`CI_REQUIRE_RAY` is set (CI sets it: there they must run)."""
 
 from __future__ import annotations
 
@@ -18,8 +18,8 @@ RAY_TEMPLATES = Path(__file__).resolve().parent.parent / "fixtures" / "ray"
 
 def require_ray() -> None:
     if importlib.util.find_spec("ray") is None:
-        if os.environ.get("HARN_REQUIRE_RAY"):
-            pytest.fail("Ray is not installed but HARN_REQUIRE_RAY is set: install harn_tui[ray]")
+        if os.environ.get("CI_REQUIRE_RAY"):
+            pytest.fail("Ray is not installed but CI_REQUIRE_RAY is set: install harn_tui[ray]")
         pytest.skip("Ray is not installed (pip install 'harn_tui[ray]')")
 
 
