@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from itertools import zip_longest
 
 from rich.cells import cell_len
 from rich.text import Text
 from textual.coordinate import Coordinate
-from textual.widgets.data_table import ColumnKey, DuplicateKey, RowKey
-from textual.widgets.data_table import Row as TableRow
+from textual.widgets.data_table import ColumnKey, RowKey
 
 from harn_tui.tui.textual_compat import MeasuredTable
 
@@ -91,31 +89,11 @@ class KeyedTable(MeasuredTable):
         scroll = self.scroll_offset
         self.clear(columns=False)
         self._signatures = {}
-        self._add_rows(rows)
+        self.add_rows_at_once(rows)
         for key, cells in rows:
             self._signatures[key] = _signature(cells)
         self._order = [key for key, _ in rows]
         self.scroll_to(scroll.x, scroll.y, animate=False, immediate=True)
-
-    def _add_rows(self, rows: Sequence[Row]) -> None:
-        """Append `rows` as `add_row` would, one line high and unlabelled, in one step.
-
-        `add_row` re-assigns the cursor (a reactive, with its validators and watchers) and checks for idle once
-        per row: about 0.4 ms a row, 400 ms for a goal history of a thousand entries. Every row but the last is
-        entered into the table's maps directly, as `add_row` enters it; the last goes through `add_row`, which
-        does the once-per-change part (dimensions, cursor, highlight, idle) for all of them."""
-        columns = self.ordered_columns
-        for key, cells in rows[:-1]:
-            row_key = RowKey(key)
-            if row_key in self._row_locations:
-                raise DuplicateKey(f"The row key {row_key!r} already exists.")
-            self._row_locations[row_key] = self.row_count
-            self._data[row_key] = {column.key: cell for column, cell in zip_longest(columns, cells)}
-            self.rows[row_key] = TableRow(row_key, 1, None, False)
-            self._new_rows.add(row_key)
-        if rows:
-            key, cells = rows[-1]
-            self.add_row(*cells, key=key)
 
     def measure_rows(self, new_rows: Iterable[RowKey]) -> Iterable[RowKey]:
         """Widen the columns for new rows from each cell's width; DataTable then measures none of them.
