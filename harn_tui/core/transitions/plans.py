@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from harn_tui.core.errors import NotFound, Refused
@@ -16,7 +17,16 @@ from harn_tui.core.records import (
     PlanReopened,
     PlanRetryRequested,
 )
-from harn_tui.core.rules import plan_approve, plan_reject, plan_reopen, plan_retry, plan_templates_frozen
+from harn_tui.core.rules import (
+    Checks,
+    GoalFacts,
+    PlanFacts,
+    plan_approve,
+    plan_reject,
+    plan_reopen,
+    plan_retry,
+    plan_templates_frozen,
+)
 from harn_tui.core.transitions.arguments import clean_reason
 from harn_tui.core.transitions.materialize import materialize, planned_work
 from harn_tui.core.transitions.outcome import Outcome, already_done, applied
@@ -88,46 +98,38 @@ def _repeat_with_reason(plan: PlanView, name: str, status: str, reason: str) -> 
     raise Refused(f"plan {plan.id} is already {status} with a different reason; the first reason stands")
 
 
-def reject_plan(layout: Layout, goal_id: str, plan_id: str, *, actor: str, reason: str | None) -> Outcome:
-    """Reject a proposed plan; the reason reaches the next planner as `latest_plan.reason`."""
+def _reasoned_transition(
+    layout: Layout, goal_id: str, plan_id: str, actor: str, reason: str | None, *, event: type[PlanEvent],
+    status: str, rule: Callable[[GoalFacts, PlanFacts], Checks],
+) -> Outcome:
+    """The shape every plan verb with a required reason shares (reject, retry, reopen): bounds, the address, a
+    repeat of the same reason, the verb's rule, then the one event."""
     _check_address(layout, goal_id, plan_id, actor)
     cleaned = clean_reason(reason, required=True)
     assert cleaned is not None
     _require_plan(layout, goal_id, plan_id)
     with goal_scope(layout, goal_id) as scope:
-        plan = _plan(scope, plan_id)
-        repeat = _repeat_with_reason(plan, "plan.rejected", "rejected", cleaned)
+        goal, plan = scope.goal, _plan(scope, plan_id)
+        repeat = _repeat_with_reason(plan, f"plan.{status}", status, cleaned)
         if repeat is not None:
             return repeat
-        plan_reject(plan).require()
-        return _append(scope, plan_id, PlanRejected, actor, reason=cleaned)
+        rule(goal, plan).require()
+        return _append(scope, plan_id, event, actor, reason=cleaned)
+
+
+def reject_plan(layout: Layout, goal_id: str, plan_id: str, *, actor: str, reason: str | None) -> Outcome:
+    """Reject a proposed plan; the reason reaches the next planner as `latest_plan.reason`."""
+    return _reasoned_transition(layout, goal_id, plan_id, actor, reason, event=PlanRejected, status="rejected",
+                                rule=lambda _goal, plan: plan_reject(plan))
 
 
 def retry_plan(layout: Layout, goal_id: str, plan_id: str, *, actor: str, reason: str | None) -> Outcome:
     """Authorize one more planner request for the latest attention plan, carrying the operator's guidance."""
-    _check_address(layout, goal_id, plan_id, actor)
-    cleaned = clean_reason(reason, required=True)
-    assert cleaned is not None
-    _require_plan(layout, goal_id, plan_id)
-    with goal_scope(layout, goal_id) as scope:
-        goal, plan = scope.goal, _plan(scope, plan_id)
-        repeat = _repeat_with_reason(plan, "plan.retry_requested", "retry_requested", cleaned)
-        if repeat is not None:
-            return repeat
-        plan_retry(goal, plan).require()
-        return _append(scope, plan_id, PlanRetryRequested, actor, reason=cleaned)
+    return _reasoned_transition(layout, goal_id, plan_id, actor, reason, event=PlanRetryRequested,
+                                status="retry_requested", rule=plan_retry)
 
 
 def reopen_plan(layout: Layout, goal_id: str, plan_id: str, *, actor: str, reason: str | None) -> Outcome:
     """Reopen a completed mission (its latest plan): the next tick plans one more milestone with the reason."""
-    _check_address(layout, goal_id, plan_id, actor)
-    cleaned = clean_reason(reason, required=True)
-    assert cleaned is not None
-    _require_plan(layout, goal_id, plan_id)
-    with goal_scope(layout, goal_id) as scope:
-        goal, plan = scope.goal, _plan(scope, plan_id)
-        repeat = _repeat_with_reason(plan, "plan.reopened", "reopened", cleaned)
-        if repeat is not None:
-            return repeat
-        plan_reopen(goal, plan).require()
-        return _append(scope, plan_id, PlanReopened, actor, reason=cleaned)
+    return _reasoned_transition(layout, goal_id, plan_id, actor, reason, event=PlanReopened, status="reopened",
+                                rule=plan_reopen)
