@@ -48,6 +48,7 @@ TABBED = ("attention", "plans", "findings", "item", "history")
 QUIET_STATES = frozenset({"succeeded", "running"})  # need nothing: done, or at work with nobody to ask
 DECISION_PANELS = {"review_plan": "plans", "retry_plan": "attention", "review_work": "findings", "approval": "graph"}
 PREFETCH_AFTER_S = 0.05
+HISTORY_AFTER_S = 0.1  # a goal's history is read and its table filled once the selection rests this long
 GOAL_SETTLE_S = 0.12
 FOCUS_TARGETS = {"attention": "#attention-body", "plans": "#plans-body", "findings": "#findings-table"}
 
@@ -82,6 +83,7 @@ class MainScreen(TransitionActions, Screen[None]):
         self.stale: set[str] = set(TABBED)
         self._prefetch: Timer | None = None
         self._refill: Timer | None = None
+        self._history: Timer | None = None
         self._refilled_at = 0.0
         self.shown_goal: str | None = None  # the goal the graph and tabs show (follows goal_id after a move)
         self.over_time = OverTime()
@@ -177,8 +179,18 @@ class MainScreen(TransitionActions, Screen[None]):
         self.refresh_tab(tab)
         if focus_decision and goal is not None and goal.needs_human:
             self.focus_panel(panel)
+        if self._history is not None:
+            self._history.stop()
+        self._history = self.set_timer(HISTORY_AFTER_S, self._prefetch_history, name="history-prefetch")
         self.announce()
         self.refresh_bindings()
+
+    def _prefetch_history(self) -> None:
+        """Fill the hidden History tab of the goal the selection rests on: a goal with a thousand entries takes
+        longer to read and lay out than a key may, so `7` finds it ready (and shows it without rebuilding)."""
+        self._history = None
+        if not self.console.closing and self.active_tab() != "history":
+            self.refresh_tab("history")
 
     def show_goal_panels(self) -> None:
         """Mark every tab stale and refill the visible one; a hidden tab is refilled when it is shown."""
