@@ -45,10 +45,12 @@ def _service(status: ServiceStatus, own: tuple[str, int] | None) -> Content:
 
 
 def _services(state: HeaderState) -> Content | None:
+    """`serve embedded 3 goals; bob@build-2:4242 200 goals`: this console's own loop first, then by host and pid."""
     if not state.services:
         return None
+    own_first = sorted(state.services, key=lambda s: (s.host, s.pid) != state.own_service)  # stable otherwise
     line = Content.assemble(("serve ", "dim"), Content("; ").join(_service(s, state.own_service)
-                                                                   for s in state.services))
+                                                                   for s in own_first))
     shared = shared_goals(state.services)
     if shared:
         goal_id, hosts = shared[0]
