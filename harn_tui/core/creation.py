@@ -135,7 +135,8 @@ def sha256_file(path: Path) -> str:
 
 
 def template_ref(path: str | Path, base: Path | None = None) -> TemplateRef:
-    """Freeze a template: absolute path and the sha256 of its bytes now (a missing file is bad input)."""
+    """Freeze a template: absolute path and the sha256 of its bytes now. A missing file, or one that is not
+    executable (a template is run directly, argv `[path]`), is bad input: caught here, it never costs an attempt."""
     resolved = Path(path) if Path(path).is_absolute() else (base or Path.cwd()) / path
     resolved = resolved.resolve()
     try:
@@ -144,6 +145,9 @@ def template_ref(path: str | Path, base: Path | None = None) -> TemplateRef:
         raise UsageError(f"template file {resolved} cannot be read: {error.strerror or error}") from None
     if not found:
         raise UsageError(f"template file {resolved} does not exist")
+    if not os.access(resolved, os.X_OK):
+        raise UsageError(f"template file {resolved} is not executable: a template is run directly "
+                         f"(chmod +x {resolved})")
     return TemplateRef(path=str(resolved), sha256=sha256_file(resolved))
 
 
@@ -288,7 +292,10 @@ def load_replanning(path: Path, team: dict[str, SpecialistProfile]) -> Replannin
         check_id(template_id, "template id")
         if not isinstance(spec, dict) or not isinstance(spec.get("path"), str):
             raise UsageError(f"replanning file {path}: template {template_id} needs a path")
-        ref = template_ref(spec["path"], base)
+        try:
+            ref = template_ref(spec["path"], base)
+        except UsageError as error:
+            raise UsageError(f"replanning file {path}: template {template_id}: {error}") from None
         frozen[template_id] = {**spec, "path": ref.path, "sha256": ref.sha256}
     try:
         replanning = Replanning.model_validate({**data, "templates": frozen})

@@ -9,6 +9,7 @@ and errors are all it imports.
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -217,6 +218,9 @@ def frozen_template_body(path: str, sha256: str, what: str) -> tuple[Check, byte
     if digest != sha256:
         return Check("template unchanged", False,
                      f"{what} ({path}) changed: its sha256 is now {digest}, frozen {sha256}"), body
+    if not os.access(path, os.X_OK):
+        return Check("template executable", False,
+                     f"{what} ({path}) is no longer executable: a template is run directly (chmod +x {path})"), body
     return Check("template unchanged", True, f"{what} ({path}) has its frozen sha256"), body
 
 

@@ -108,6 +108,7 @@ def test_work_diff_of_work_without_a_git_workspace_is_not_found(
     root.mkdir()
     template = tmp_path / "t.py"
     template.write_text("#!/bin/sh\nexit 0\n")
+    template.chmod(0o755)
     assert main(["--root", str(root), "init"]) == 0
     assert main(["--root", str(root), "work", "create", "Plain", str(template), "--objective", "o", "--id",
                  "work-plain"]) == 0

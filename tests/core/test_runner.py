@@ -131,11 +131,24 @@ def test_a_bad_ending_is_a_charged_failure_with_a_host_written_proof(
     assert view(layout).charged_attempts == 1
 
 
-def test_a_template_that_cannot_start_is_a_failure(layout: Layout, work: str, template: Path) -> None:
-    template.chmod(0o600)
-    result = run_work(layout, work, actor="alice", retry=False)
+def test_a_template_that_cannot_start_is_a_failure(layout: Layout, tmp_path: Path) -> None:
+    broken = tmp_path / "no-interpreter.sh"
+    broken.write_text("#!/no/such/interpreter\n")
+    broken.chmod(0o755)
+    create_work(layout, title="Item", template=broken, objective="Do it.", work_id="broken", actor="tester")
+    result = run_work(layout, "broken", actor="alice", retry=False)
     assert result.status == "failed"
     assert "could not start" in (result.reason or "")
+
+
+def test_a_template_that_lost_its_execute_bit_is_refused_before_the_attempt(
+    layout: Layout, work: str, template: Path
+) -> None:
+    template.chmod(0o600)
+    before = tree_bytes(layout.root)
+    with pytest.raises(Refused, match="is no longer executable"):
+        run_work(layout, work, actor="alice", retry=False)
+    assert tree_bytes(layout.root) == before
 
 
 def test_an_upstream_failure_is_uncharged(layout: Layout, work: str, mode: Mode) -> None:
