@@ -24,9 +24,17 @@ class Result:
 
 def init(ctx: Context) -> Result:
     from harn_tui.core.creation import init_shared_tree, init_tree
+    from harn_tui.core.errors import Refused
+    from harn_tui.core.layout import HARNERY, enclosing_root, root_argument
 
-    root = Path(ctx.arg("root") or os.environ.get("HARN_ROOT") or ".")  # SPEC 2: --root, else $HARN_ROOT
+    named = ctx.arg("root") or os.environ.get("HARN_ROOT")  # --root, else $HARN_ROOT, else here
     try:
+        root = root_argument(named or ".")
+        if named is None and not (root / HARNERY).is_dir():
+            enclosing = enclosing_root(root)
+            if enclosing is not None:  # every other verb run here would use the enclosing tree
+                raise Refused(f"{root} is inside the tree at {enclosing} (every harn command run here uses it); "
+                              f"to make a separate tree here anyway: harn init --root {root}")
         if ctx.arg("shared") is not None:
             shared = init_shared_tree(root, ctx.arg("shared")).to_json()
             if ctx.arg("agents"):  # the kit beside a shared tree: made as the group's members would make it

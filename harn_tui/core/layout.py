@@ -18,7 +18,7 @@ def find_root(explicit: str | os.PathLike[str] | None = None, start: Path | None
     """`--root`, else `$HARN_ROOT`, else the nearest ancestor holding `.harnery/` (NotFound otherwise). A tree
     this account may not read is SystemRefused (exit 6), one line naming it (and, when shared, its group)."""
     if explicit is not None or os.environ.get("HARN_ROOT"):
-        root = Path(explicit if explicit is not None else os.environ["HARN_ROOT"]).resolve()
+        root = root_argument(explicit if explicit is not None else os.environ["HARN_ROOT"])
         if not _holds_tree(root, refuse=True):
             raise NotFound(f"no {HARNERY}/ under {root} (run `harn init` there)")
         require_readable(root / HARNERY)
@@ -29,6 +29,18 @@ def find_root(explicit: str | os.PathLike[str] | None = None, start: Path | None
             require_readable(candidate / HARNERY)
             return candidate
     raise NotFound(f"no {HARNERY}/ found in {here} or any parent (use --root, $HARN_ROOT or `harn init`)")
+
+
+def root_argument(path: str | os.PathLike[str]) -> Path:
+    """A root as the operator names it: the directory holding `.harnery/`, absolute. A path naming `.harnery`
+    itself is understood as the directory holding it (so no tree is ever made inside another's `.harnery/`)."""
+    resolved = Path(path).resolve()
+    return resolved.parent if resolved.name == HARNERY else resolved
+
+
+def enclosing_root(directory: Path) -> Path | None:
+    """The nearest ancestor of `directory` (itself excluded) holding `.harnery/`, or None."""
+    return next((parent for parent in directory.parents if _holds_tree(parent)), None)
 
 
 def _holds_tree(directory: Path, refuse: bool = False) -> bool:

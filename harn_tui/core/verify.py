@@ -13,7 +13,7 @@ from harn_tui.core import sharing
 from harn_tui.core.errors import CorruptJournal
 from harn_tui.core.fsio import is_temp_name
 from harn_tui.core.journal import describe_validation, read_bytes
-from harn_tui.core.layout import Layout
+from harn_tui.core.layout import HARNERY, Layout
 from harn_tui.core.reader_bounds import (
     MAX_LINE_BYTES,
     MAX_LOG_BYTES,
@@ -191,6 +191,9 @@ def _links_and_odd_files(layout: Layout, problems: list[dict[str, str]], add: ob
             if entry.is_symlink():
                 if entry.path not in named:
                     add(entry.path, NOT_FOLLOWED)
+            elif entry.is_dir(follow_symlinks=False) and entry.name == HARNERY:
+                add(entry.path, f"a {HARNERY}/ nested inside the tree: no harn command reads it (a root named "
+                    f"{HARNERY} means the directory holding it); move out what it holds, or delete it")
             elif entry.is_dir(follow_symlinks=False):
                 pending.append(Path(entry.path))
             elif not entry.is_file(follow_symlinks=False) and entry.path not in named:

@@ -1,12 +1,14 @@
 """More of a new user's path, through `harn` as a subprocess: a template that cannot run is refused before it
-costs an attempt."""
+costs an attempt; `init` never nests a tree by accident."""
 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
-from tests.conftest import Harn
+from tests.conftest import Harn, harn_env
 
 
 def test_a_template_that_is_not_executable_is_bad_input_and_costs_nothing(harn: Harn, examples: Path) -> None:
@@ -34,3 +36,35 @@ def test_a_template_that_lost_its_execute_bit_refuses_the_run_and_records_nothin
     assert run.returncode == 3 and "is no longer executable" in run.stderr, run.stderr
     events = (harn.root / ".harnery" / "work" / "item" / "events.jsonl").read_text().splitlines()
     assert [json.loads(line)["event"] for line in events] == ["work.created"]
+
+
+def _harn_in(directory: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """`harn` run from `directory`, without --root (the tree is found, or made, from there)."""
+    return subprocess.run([sys.executable, "-m", "harn_tui", *args], cwd=directory, capture_output=True, text=True,
+                          env=harn_env(), timeout=60)
+
+
+def test_init_in_a_subdirectory_of_a_tree_refuses_naming_the_enclosing_tree(tmp_path: Path) -> None:
+    top = tmp_path / "project"
+    (top / "src").mkdir(parents=True)
+    assert _harn_in(top, "init").returncode == 0
+    nested = _harn_in(top / "src", "init")
+    assert nested.returncode == 3, nested.stderr
+    assert f"{top / 'src'} is inside the tree at {top}" in nested.stderr
+    assert f"harn init --root {top / 'src'}" in nested.stderr and not (top / "src" / ".harnery").exists()
+    assert _harn_in(top / "src", "init", "--root", str(top / "src")).returncode == 0  # on purpose: a tree of its own
+
+
+def test_a_root_naming_harnery_is_the_directory_holding_it_and_verify_flags_a_nested_one(tmp_path: Path) -> None:
+    top = tmp_path / "project"
+    top.mkdir()
+    made = _harn_in(tmp_path, "init", "--root", str(top / ".harnery"), "--json")
+    assert made.returncode == 0 and json.loads(made.stdout)["harnery"] == str(top / ".harnery")
+    assert not (top / ".harnery" / ".harnery").exists()
+    listed = _harn_in(tmp_path, "work", "list", "--root", str(top / ".harnery"), "--json")
+    assert listed.returncode == 0 and json.loads(listed.stdout) == {"work": []}, listed.stderr
+    (top / ".harnery" / ".harnery" / "work").mkdir(parents=True)  # as an older harn made it
+    verified = _harn_in(top, "verify", "--json")
+    assert verified.returncode == 5
+    [problem] = json.loads(verified.stdout)["problems"]
+    assert problem["path"] == str(top / ".harnery" / ".harnery") and "nested inside the tree" in problem["problem"]
