@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
-import json
 import sys
-from collections.abc import Sequence
-from typing import Any
 
 from harn_tui.cli.parser import ParserUsageError, build_parser
 
+TYPE_CHECKING = False  # `typing` itself is a tenth of `harn --help`'s start-up; mypy reads this as True
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
     raw = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(frozenset(raw))
     as_json = "--json" in raw
     for position, value in enumerate(raw, start=1):
         if not _is_utf8(value):
@@ -75,5 +77,7 @@ def _fail(code: str, exit_code: int, message: str, as_json: bool) -> int:
 
 
 def emit(document: Any) -> None:
+    import json
+
     sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
     sys.stdout.flush()

@@ -1,13 +1,17 @@
-"""The `harn` argument parser. Import-light on purpose: `harn --help` must not load the core."""
+"""The `harn` argument parser. Import-light on purpose: `harn --help` must not load the core, and only the command
+groups an invocation names are built in full."""
 
 from __future__ import annotations
 
 import argparse
-import difflib
 import re
-from typing import Any, NoReturn
+from collections.abc import Callable, Collection
 
 from harn_tui import __version__
+
+TYPE_CHECKING = False  # see harn_tui.cli: no `typing` at start-up
+if TYPE_CHECKING:
+    from typing import Any, NoReturn
 
 
 class ParserUsageError(Exception):
@@ -22,6 +26,8 @@ class Parser(argparse.ArgumentParser):
         choice = re.fullmatch(r"argument [^:]+: invalid choice: '(.*)' \(choose from (.*)\)", message)
         if choice is not None:
             choices = re.findall(r"'([^']*)'", choice.group(2))
+            import difflib
+
             close = difflib.get_close_matches(choice.group(1), choices, n=1)
             message = f"{message}; did you mean {close[0]!r}?" if close else message
         raise ParserUsageError(f"{where + ': ' if where else ''}{message} (try '{self.prog} --help')")
@@ -90,44 +96,61 @@ def _leaf(group: argparse._SubParsersAction[Parser], name: str, help_text: str) 
     return leaf
 
 
-def build_parser() -> Parser:
+def build_parser(named: Collection[str] | None = None) -> Parser:
+    """The whole parser, or (with `named`, the words of a command line) one whose command groups other than those
+    named are built as their one line of help only: `harn --help` and every verb's parse skip defining the
+    options of verbs they do not run. A group is only ever chosen by naming it, so the result parses `named`
+    exactly as the whole parser does."""
     parser = Parser(prog="harn", description="Harnery goal supervisor: journal, transitions, console.")
     parser.add_argument("--version", action="version", version=f"harn {__version__}")
     _common(parser, top=True)
     groups = parser.add_subparsers(dest="group", metavar="COMMAND", required=True, parser_class=Parser)
+    for name, help_text, define in GROUPS:
+        if named is None or name in named:
+            description = None if define in VERB_GROUPS else help_text  # a group of verbs lists them instead
+            group: Parser = groups.add_parser(name, help=help_text, description=description)
+            _common(group, top=False)
+            define(group)
+        else:
+            groups.add_parser(name, help=help_text)
+    return parser
 
-    _leaf(groups, "help", "this help, or a command's: harn help work create").add_argument("command", nargs="*")
-    init = _leaf(groups, "init", "create .harnery/ in the current (or --root) directory")
+
+def _help(leaf: Parser) -> None:
+    leaf.add_argument("command", nargs="*")
+
+
+def _init(init: Parser) -> None:
     init.add_argument("--shared", metavar="GROUP", help="create (or convert) the tree as shared with Unix group GROUP")
     init.add_argument("--agents", choices=["claude-code", "codex"],
                       help="also write the starter kit in harn/: team, replanning, agent templates, mission")
-    schema = _leaf(groups, "schema", "print the JSON Schema of every record, or of RECORD")
+
+
+def _schema(schema: Parser) -> None:
     schema.add_argument("record", nargs="?")
-    _leaf(groups, "pending", "every decision waiting for a human")
-    _leaf(groups, "verify", "check the whole tree; exit 5 on any problem")
-    _leaf(groups, "fault-points", "list the fault-injection points")
-    tui = _leaf(groups, "tui", "the operator console")
+
+
+def _no_arguments(leaf: Parser) -> None:
+    pass
+
+
+def _tui(tui: Parser) -> None:
     tui.add_argument("--no-supervisor", action="store_true", help="do not run the embedded supervisor loop")
     tui.add_argument("--no-bell", action="store_true",
                      help="do not ring the terminal bell when a new decision arrives (also HARN_BELL=0)")
     executor_options(tui)
-    examples = _leaf(groups, "examples", "copy the example team, replanning, mission, specialists and templates")
+
+
+def _examples(examples: Parser) -> None:
     examples.add_argument("dir", help="a new (or empty) directory to copy them into")
-    demo = _leaf(groups, "demo", "build a demo tree with scripted specialists and open the console")
+
+
+def _demo(demo: Parser) -> None:
     demo.add_argument("--no-tui", action="store_true", help="build the demo tree and print its state only")
     demo.add_argument("dir", nargs="?", help="where to build the demo tree (default: a new temp directory)")
 
-    _supervisor(groups)
-    _work(groups)
-    _approval(groups)
-    _template(groups)
-    _web(groups)
-    return parser
 
-
-def _template(groups: argparse._SubParsersAction[Parser]) -> None:
-    template: Parser = groups.add_parser("template", help="templates harn can write: list, new")
-    _common(template, top=False)
+def _template(template: Parser) -> None:
     verbs = template.add_subparsers(dest="verb", metavar="VERB", required=True, parser_class=Parser)
     _leaf(verbs, "list", "what `template new` can write")
     new = _leaf(verbs, "new", "write a template script (no tree needed); an existing FILE is refused")
@@ -147,9 +170,7 @@ def _template(groups: argparse._SubParsersAction[Parser]) -> None:
     new.add_argument("--max-diff-kb", type=count, default=256, help="the most of the diff the judge reads (KiB)")
 
 
-def _supervisor(groups: argparse._SubParsersAction[Parser]) -> None:
-    sup: Parser = groups.add_parser("supervisor", help="goals: create, inspect, tick, plans")
-    _common(sup, top=False)
+def _supervisor(sup: Parser) -> None:
     verbs = sup.add_subparsers(dest="verb", metavar="VERB", required=True, parser_class=Parser)
     create = _leaf(verbs, "create", "freeze a new goal from team, mission and replanning files")
     create.add_argument("--team", required=True, metavar="FILE", help="the team file: planner, reviewers, workers")
@@ -202,9 +223,7 @@ def _supervisor(groups: argparse._SubParsersAction[Parser]) -> None:
             leaf.add_argument("--reason", required=reason_required)
 
 
-def _work(groups: argparse._SubParsersAction[Parser]) -> None:
-    work: Parser = groups.add_parser("work", help="work items: create, inspect, run, review")
-    _common(work, top=False)
+def _work(work: Parser) -> None:
     verbs = work.add_subparsers(dest="verb", metavar="VERB", required=True, parser_class=Parser)
     create = _leaf(verbs, "create", "create a standalone work item")
     create.add_argument("title", help="a short title (at most 200 characters)")
@@ -243,9 +262,7 @@ def _work(groups: argparse._SubParsersAction[Parser]) -> None:
     cancel.add_argument("--reason")
 
 
-def _approval(groups: argparse._SubParsersAction[Parser]) -> None:
-    approval: Parser = groups.add_parser("approval", help="approvals parked attempts ask for")
-    _common(approval, top=False)
+def _approval(approval: Parser) -> None:
     verbs = approval.add_subparsers(dest="verb", metavar="VERB", required=True, parser_class=Parser)
     _leaf(verbs, "list", "every approval")
     _leaf(verbs, "show", "one approval").add_argument("id")
@@ -255,10 +272,29 @@ def _approval(groups: argparse._SubParsersAction[Parser]) -> None:
         leaf.add_argument("--reason")
 
 
-def _web(groups: argparse._SubParsersAction[Parser]) -> None:
-    web = _leaf(groups, "web", "serve the console to browsers: one console per page, behind a token")
+def _web(web: Parser) -> None:
     web.add_argument("--host", default="127.0.0.1", help="the address to listen on (default: loopback only)")
     web.add_argument("--port", type=port_number, default=8421, help="the port (0: any free port)")
     web.add_argument("--public-url", help="the base URL browsers reach this server at (a proxy's), if not --host")
     web.add_argument("--no-supervisor", action="store_true", help="do not run the embedded supervisor loop")
     executor_options(web)
+
+
+# Every command group in the order `harn --help` lists them: name, one line of help, what defines its arguments.
+GROUPS: tuple[tuple[str, str, Callable[[Parser], None]], ...] = (
+    ("help", "this help, or a command's: harn help work create", _help),
+    ("init", "create .harnery/ in the current (or --root) directory", _init),
+    ("schema", "print the JSON Schema of every record, or of RECORD", _schema),
+    ("pending", "every decision waiting for a human", _no_arguments),
+    ("verify", "check the whole tree; exit 5 on any problem", _no_arguments),
+    ("fault-points", "list the fault-injection points", _no_arguments),
+    ("tui", "the operator console", _tui),
+    ("examples", "copy the example team, replanning, mission, specialists and templates", _examples),
+    ("demo", "build a demo tree with scripted specialists and open the console", _demo),
+    ("supervisor", "goals: create, inspect, tick, plans", _supervisor),
+    ("work", "work items: create, inspect, run, review", _work),
+    ("approval", "approvals parked attempts ask for", _approval),
+    ("template", "templates harn can write: list, new", _template),
+    ("web", "serve the console to browsers: one console per page, behind a token", _web),
+)
+VERB_GROUPS = (_supervisor, _work, _approval, _template)

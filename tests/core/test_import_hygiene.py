@@ -44,3 +44,19 @@ def test_cli_help_and_read_verbs_do_not_import_textual() -> None:
     )
     assert "harn_tui.cli.dispatch" in loaded
     assert "textual" not in loaded and "rich" not in loaded
+
+
+def test_cli_help_builds_on_argparse_alone() -> None:
+    """`harn --help` and `harn work create --help` print from the parser alone: no core, no pydantic, no `typing`
+    (each is a large share of a start-up that should cost little more than the interpreter's)."""
+    for argv in (["--help"], ["work", "create", "--help"]):
+        loaded = loaded_after(
+            "from harn_tui.cli import main\n"
+            "import contextlib, io\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            f"    try: main({argv!r})\n"
+            "    except SystemExit: pass\n"
+        )
+        assert "harn_tui.cli.parser" in loaded
+        assert not {m for m in loaded if m.split(".")[0] in ("pydantic", "typing")}, argv
+        assert not {m for m in loaded if m.startswith("harn_tui.core")}, argv

@@ -10,7 +10,6 @@ The bulk runs `harn_tui.cli.main(argv)` in-process; a few real `harn` subprocess
 from __future__ import annotations
 
 import contextlib
-import functools
 import io
 import json
 import os
@@ -118,9 +117,11 @@ def tree(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Tree]:
     saved = {key: os.environ.get(key) for key in ("HARN_ACTOR", "HARN_ROOT", "HARN_LEASE_TIMEOUT_S")}
     os.environ.update(HARN_ACTOR="tester", HARN_LEASE_TIMEOUT_S="5")
     os.environ.pop("HARN_ROOT", None)
-    # The parser is built once: constructing it costs ~15 ms a call, and parse_args does not change it.
+    # The whole parser is built once: constructing it costs ~15 ms a call, parse_args does not change it, and it
+    # parses every command line as the parser of the line's own groups does.
     build_parser = cli.build_parser  # type: ignore[attr-defined]
-    cli.build_parser = functools.lru_cache(maxsize=1)(build_parser)  # type: ignore[attr-defined]
+    whole = build_parser()
+    cli.build_parser = lambda named=None: whole  # type: ignore[attr-defined]
     yield Tree(layout.root, template, tree_bytes(layout.root), directories(layout.root))
     cli.build_parser = build_parser  # type: ignore[attr-defined]
     for key, value in saved.items():
