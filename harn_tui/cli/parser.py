@@ -105,15 +105,26 @@ def build_parser(named: Collection[str] | None = None) -> Parser:
     parser.add_argument("--version", action="version", version=f"harn {__version__}")
     _common(parser, top=True)
     groups = parser.add_subparsers(dest="group", metavar="COMMAND", required=True, parser_class=Parser)
+    unnamed: Parser | None = None
     for name, help_text, define in GROUPS:
         if named is None or name in named:
             description = None if define in VERB_GROUPS else help_text  # a group of verbs lists them instead
             group: Parser = groups.add_parser(name, help=help_text, description=description)
             _common(group, top=False)
             define(group)
-        else:
-            groups.add_parser(name, help=help_text)
+        else:  # a line of help and a choice (an ArgumentParser each would be most of `harn --help`'s work)
+            groups._choices_actions.append(groups._ChoicesPseudoAction(name, (), help_text))
+            unnamed = unnamed or _UnnamedGroup(prog="harn", add_help=False)
+            groups._name_parser_map[name] = unnamed
     return parser
+
+
+class _UnnamedGroup(Parser):
+    """What stands for the groups a command line does not name: never chosen (choosing one names it), but if one
+    were, a parser that refuses rather than one that parses wrongly."""
+
+    def parse_known_args(self, *args: Any, **kwargs: Any) -> Any:
+        raise ParserUsageError("this command was not parsed; try 'harn --help'")
 
 
 def _help(leaf: Parser) -> None:
