@@ -157,8 +157,13 @@ def examples(ctx: Context) -> Result:
 
 def demo(ctx: Context) -> Result:
     from harn_tui.core.demo import build_demo
+    from harn_tui.core.errors import UsageError
+    from harn_tui.core.layout import root_argument
 
-    directory = Path(ctx.arg("dir")) if ctx.arg("dir") else None
+    named = [root_argument(given) for given in (ctx.arg("root"), ctx.arg("dir")) if given]
+    if len(set(named)) > 1:
+        raise UsageError(f"demo: --root {named[0]} and DIR {named[1]} name two places; give one")
+    directory = named[0] if named else None
     try:
         layout = build_demo(directory)
     except OSError as error:
@@ -171,7 +176,7 @@ def demo(ctx: Context) -> Result:
     from harn_tui.tui.launch import run_console
 
     run_console(layout, actor=resolve_actor(ctx.arg("actor"), layout), supervisor=True)
-    return Result(None)
+    return Result({"root": str(layout.root), "console": "closed"})  # where the tree stays, once it is gone
 
 
 def _unusable(what: str, path: Path | None, error: OSError) -> Exception:

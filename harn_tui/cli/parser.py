@@ -158,7 +158,8 @@ def _examples(examples: Parser) -> None:
 
 def _demo(demo: Parser) -> None:
     demo.add_argument("--no-tui", action="store_true", help="build the demo tree and print its state only")
-    demo.add_argument("dir", nargs="?", help="where to build the demo tree (default: a new temp directory)")
+    demo.add_argument("dir", nargs="?",
+                      help="where to build the demo tree, new or empty (or --root DIR; default: a new temp directory)")
 
 
 def _template(template: Parser) -> None:

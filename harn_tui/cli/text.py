@@ -220,6 +220,8 @@ def _plan_text(plan: dict[str, Any]) -> str:
 
 
 def _demo_text(document: dict[str, Any]) -> str:
+    if "goals" not in document:  # the console closed: the tree stays
+        return f"the demo tree stays in {document['root']}; open it again with: harn --root {document['root']} tui"
     lines = [f"built the demo tree in {document['root']}", *(_goal_line(g) for g in document["goals"])]
     lines += [f"problem: {p['path']}: {p['problem']}" for p in document.get("problems", [])]
     lines.append(f"open it with: harn --root {document['root']} tui")

@@ -68,3 +68,12 @@ def test_a_root_naming_harnery_is_the_directory_holding_it_and_verify_flags_a_ne
     assert verified.returncode == 5
     [problem] = json.loads(verified.stdout)["problems"]
     assert problem["path"] == str(top / ".harnery" / ".harnery") and "nested inside the tree" in problem["problem"]
+
+
+def test_demo_builds_at_root_and_refuses_two_places(tmp_path: Path) -> None:
+    built = _harn_in(tmp_path, "demo", "--no-tui", "--root", str(tmp_path / "here"))
+    assert built.returncode == 0, built.stderr
+    assert built.stdout.splitlines()[0] == f"built the demo tree in {tmp_path / 'here'}"
+    two = _harn_in(tmp_path, "--root", str(tmp_path / "a"), "demo", "--no-tui", str(tmp_path / "b"))
+    assert two.returncode == 2 and "name two places; give one" in two.stderr
+    assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()

@@ -113,3 +113,21 @@ def test_a_console_ended_by_a_signal_removes_its_presence(layout: Layout, termin
     while not (_gone(pid) and not presence.exists()):
         assert time.monotonic() < deadline, f"pid {pid} alive: {not _gone(pid)}; presence: {presence.exists()}"
         time.sleep(0.1)
+
+
+def test_the_demo_built_at_root_says_where_its_tree_stays_after_the_console_closes(tmp_path: Path,
+                                                                                   terminal: Terminal) -> None:
+    tree = tmp_path / "demo"
+    done = tmp_path / "exit-code"
+    command = " ".join(shlex.quote(part) for part in (
+        "sh", "-c", f'"$@"; echo $? > {shlex.quote(str(done))}; sleep 60', "sh",
+        "env", "HARN_ACTOR=alice", "TEXTUAL_THEME=textual-dark", sys.executable, "-m", "harn_tui",
+        "demo", "--root", str(tree)))
+    terminal.run("new-session", "-d", "-s", "console", "-x", "120", "-y", "40", command)
+    terminal.wait_for(lambda: "5 goals" in terminal.screen(), timeout=90)
+    terminal.keys("C-q")
+    terminal.wait_for(lambda: done.exists() and done.read_text().strip() != "", timeout=60)
+    assert done.read_text().strip() == "0"
+    assert (f"the demo tree stays in {tree}; open it again with: harn --root {tree} tui"
+            in terminal.screen().replace("\n", "")), terminal.screen()
+    assert (tree / ".harnery" / "supervisors" / "demo-1-job-queue" / "goal.json").is_file()
