@@ -27,6 +27,7 @@ from typing import Any
 RAY = Path(sys.executable).with_name("ray")
 START_TIMEOUT_S = 180.0
 # what the cluster's drivers (this process, the harn commands it starts) need
+FAKE_CLI = Path(__file__).resolve().parent / "fixtures" / "fake_cli"
 DRIVER_ENV = {"RAY_AUTH_MODE": "disabled", "RAY_USAGE_STATS_ENABLED": "0"}
 # and the nodes
 CLUSTER_ENV = {**DRIVER_ENV, "RAY_kill_child_processes_on_worker_exit_with_raylet_subreaper": "true"}
@@ -100,8 +101,10 @@ class LocalCluster:
         argv = [str(RAY), "start", "--block", "--disable-usage-stats", "--node-ip-address=127.0.0.1", *args]
         for option in ports:
             argv.append(f"{option}={free_port()}")
+        # the nodes have the model CLIs installed, as a real cluster's would: here the fake ones
+        node_env = cluster_env({"PATH": f"{FAKE_CLI}{os.pathsep}{os.environ.get('PATH', '')}"})
         return subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                env=cluster_env(), start_new_session=True, cwd=self.base)
+                                env=node_env, start_new_session=True, cwd=self.base)
 
     def start(self) -> LocalCluster:
         self.base.mkdir(parents=True, exist_ok=True)

@@ -34,12 +34,18 @@ class AgentAttempt:
     deadline: datetime | None
     approval: Path | None
     approval_request: Path | None
+    root: Path | None = None  # `HARN_ROOT`: how a template run outside its tree (on a Ray worker) finds it
 
     @property
     def layout(self) -> Layout | None:
-        """The tree the run belongs to (`<root>/.harnery/runs/<id>/scratch`), when the scratch sits in one."""
+        """The tree the run belongs to: the one its scratch sits in (`<root>/.harnery/runs/<id>/scratch`), else
+        the one `HARN_ROOT` names, when it holds a `.harnery/`."""
         runs = self.scratch.parent.parent
-        return Layout(runs.parent.parent) if runs.parent.name == HARNERY and runs.name == "runs" else None
+        if runs.parent.name == HARNERY and runs.name == "runs":
+            return Layout(runs.parent.parent)
+        if self.root is not None and (self.root / HARNERY).is_dir():
+            return Layout(self.root)
+        return None
 
     @property
     def work_id(self) -> str:
@@ -79,6 +85,7 @@ class AgentAttempt:
             proof_path=Path(env["HARN_PROOF"]), deadline=_deadline(env.get("HARN_DEADLINE")),
             approval=Path(env["HARN_APPROVAL"]) if env.get("HARN_APPROVAL") else None,
             approval_request=Path(env["HARN_APPROVAL_REQUEST"]) if env.get("HARN_APPROVAL_REQUEST") else None,
+            root=Path(env["HARN_ROOT"]) if env.get("HARN_ROOT") else None,
         )
 
 

@@ -164,6 +164,7 @@ class PreparedAttempt:
         job = TemplateRun(
             run_id=self.run_id, template_path=self.intent.template.path, sha256=self.intent.template.sha256,
             body=self.template_body, scratch=self.scratch, contract=self._contract(deadline), timeout_s=timeout,
+            root=self.layout.root,
         )
         criteria = list(self.intent.acceptance)
         try:

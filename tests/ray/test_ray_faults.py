@@ -83,6 +83,24 @@ def test_a_megabyte_of_transcript_arrives_in_order_and_complete(ray_cluster: Loc
     assert {line["stream"] for line in lines} == {"stdout"}
 
 
+def test_the_output_cap_stops_a_flooding_template_on_the_worker_as_it_does_locally(
+    ray_cluster: LocalCluster, harn: Harn
+) -> None:
+    cap = {"HARN_OUTPUT_CAP_BYTES": str(256 * 1024), "HARN_ATTEMPT_TIMEOUT_S": "60"}
+    results = {}
+    for side, args in (("local", ("work", "run")), ("ray", on_ray(ray_cluster, "work", "run"))):
+        create(harn, "flood", f"work-flood-{side}")
+        results[side] = harn.json(*args, f"work-flood-{side}", env=cap)
+    for side, result in results.items():
+        assert (result["status"], result["class"]) == ("failed", None), (side, result)
+        assert result["reason"].startswith("output cap: "), (side, result["reason"])
+        run_dir = harn.root / ".harnery" / "runs" / result["run_id"]
+        assert (run_dir / "transcript.jsonl").stat().st_size <= 256 * 1024, side
+        assert not alive(number_after(transcript_lines(harn.root, result["run_id"])[0]["line"], "pid")), side
+        assert charged(harn, f"work-flood-{side}") == 1, side
+    assert results["ray"]["reason"] == results["local"]["reason"]
+
+
 def test_a_parked_attempt_resumes_on_another_node_without_its_scratch(ray_cluster: LocalCluster, harn: Harn) -> None:
     create(harn, "park", "work-park")
     parked = harn.json(*on_ray(ray_cluster, "work", "run", "work-park"), env=ON_SECOND)

@@ -44,7 +44,8 @@ class TemplateRun:
     `contract` holds the `HARN_*` variables of the run with this machine's paths (`HARN_MANIFEST`,
     `HARN_RUN_DIR`, `HARN_PROOF`, `HARN_RUN_ID`, `HARN_DEADLINE`, and on a resume `HARN_APPROVAL` and
     `HARN_APPROVAL_REQUEST`). The outcome files a template leaves (proof, approval request) are found in
-    `scratch` once `run` returns, wherever the template ran."""
+    `scratch` once `run` returns, wherever the template ran. `root` is the tree's root: a template run
+    elsewhere than in `scratch` finds its tree (and its repository) through it."""
 
     run_id: str
     template_path: str
@@ -53,6 +54,7 @@ class TemplateRun:
     scratch: Path
     contract: Mapping[str, str]
     timeout_s: float
+    root: Path
 
 
 @dataclass(frozen=True)

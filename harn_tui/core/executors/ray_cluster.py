@@ -204,7 +204,7 @@ def _spec(job: TemplateRun, cap_bytes: int) -> dict[str, Any]:
     return {
         "run_id": job.run_id, "name": Path(job.template_path).name, "body": job.body, "sha256": job.sha256,
         "contract": contract, "manifest": Path(manifest).read_bytes(), "timeout_s": job.timeout_s,
-        "cap_bytes": cap_bytes,
+        "cap_bytes": cap_bytes, "root": str(job.root),
         "approval": Path(approval).read_bytes() if approval else None,
         "approval_request": Path(request).read_bytes() if request else None,
     }

@@ -101,7 +101,9 @@ def _stage(base: Path, spec: dict[str, Any]) -> tuple[Path, Path, dict[str, str]
     env.update(spec["contract"])
     manifest = base / "manifest.json"
     manifest.write_bytes(spec["manifest"])
-    env.update(HARN_MANIFEST=str(manifest), HARN_RUN_DIR=str(scratch), HARN_PROOF=str(scratch / PROOF))
+    # the scratch is not in the tree here: HARN_ROOT names it (`harn` inside the template, the agent's repository)
+    env.update(HARN_MANIFEST=str(manifest), HARN_RUN_DIR=str(scratch), HARN_PROOF=str(scratch / PROOF),
+               HARN_ROOT=spec["root"])
     if spec.get("approval") is not None:
         approval = base / "approval"
         approval.mkdir(mode=0o700)
