@@ -42,7 +42,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if typed is None:
             raise
         return _fail(typed.code, typed.exit_code, typed.message, args.json)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as interrupt:
+        if str(interrupt):  # what the interrupt stopped, and how it is recorded
+            print(f"harn: {interrupt}", file=sys.stderr)
         return 130
 
 

@@ -31,6 +31,9 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
+import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -101,6 +104,39 @@ class AttemptResult:
         }
 
 
+INTERRUPTED = "interrupted by the operator (SIGINT) while the template ran"
+
+
+class AttemptInterrupted(KeyboardInterrupt):
+    """SIGINT while the template ran: the attempt is recorded failed with class `environment` (uncharged), not
+    left for a later writer to call lost; `result` is what was recorded. Still a KeyboardInterrupt: the command
+    stops (exit 130)."""
+
+    def __init__(self, result: AttemptResult) -> None:
+        super().__init__(
+            f"interrupted: attempt {result.attempt} of work {result.work_id} ({result.run_id}) is recorded failed, "
+            f"uncharged ({INTERRUPTED}); the work is {result.work_state}/{result.next_action}")
+        self.result = result
+
+
+@contextlib.contextmanager
+def _sigint_deferred() -> Iterator[None]:
+    """In the main thread, hold a SIGINT back until the block ends, then raise it; elsewhere (no signal reaches
+    a worker thread) just run the block."""
+    previous = signal.getsignal(signal.SIGINT)
+    if threading.current_thread() is not threading.main_thread() or not callable(previous):
+        yield
+        return
+    caught: list[int] = []
+    signal.signal(signal.SIGINT, lambda signum, _frame: caught.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if caught:
+        raise KeyboardInterrupt
+
+
 @dataclass
 class PreparedAttempt:
     """An attempt recorded as started (or resumed) whose template has not run yet; it holds the run lease."""
@@ -144,9 +180,12 @@ class PreparedAttempt:
             fault_point(f"{fault_prefix}.attempt_started")
             timeout = default_timeout() if timeout_s is None else timeout_s
             verdict = self._execute(timeout, fault_prefix, executor)
-            approval = self._record_outcome(verdict)
-            result = self._finish(verdict, approval)
+            with _sigint_deferred():  # the outcome is recorded whole; a Ctrl-C meanwhile is raised after it
+                approval = self._record_outcome(verdict)
+                result = self._finish(verdict, approval)
             fault_point(f"{fault_prefix}.attempt_finished")
+            if verdict.reason == INTERRUPTED:
+                raise AttemptInterrupted(result)
             return result
         except SystemRefused as error:
             write_note(self.run_dir, self.run_id, error)
@@ -169,10 +208,14 @@ class PreparedAttempt:
         criteria = list(self.intent.acceptance)
         try:
             ended = executor.run(job, transcript, lambda: fault_point(f"{fault_prefix}.attempt_process_started"))
+        except KeyboardInterrupt:  # the executor has stopped the template; the operator's reason is recorded
+            ended = None
         finally:
             transcript.close()
         if transcript.refused is not None:
             raise transcript.refused
+        if ended is None:
+            return host_failure(self.run_id, criteria, INTERRUPTED, class_="environment")
         if ended.lost is not None:
             return host_failure(self.run_id, criteria, ended.lost, class_="environment")
         return judge(ended.process, scratch=self.scratch, run_id=self.run_id, criteria=criteria, timeout_s=timeout)
@@ -405,6 +448,7 @@ def run_work(
 
 
 __all__ = [
+    "AttemptInterrupted",
     "AttemptResult",
     "PreparedAttempt",
     "begin_attempt",

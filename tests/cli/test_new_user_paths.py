@@ -1,12 +1,18 @@
 """More of a new user's path, through `harn` as a subprocess: a template that cannot run is refused before it
-costs an attempt; `init` never nests a tree by accident."""
+costs an attempt; `init` never nests a tree by accident; the demo says where its tree is; Ctrl-C during an attempt
+is recorded when it happens."""
 
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
+
+import pytest
 
 from tests.conftest import Harn, harn_env
 
@@ -77,3 +83,39 @@ def test_demo_builds_at_root_and_refuses_two_places(tmp_path: Path) -> None:
     two = _harn_in(tmp_path, "--root", str(tmp_path / "a"), "demo", "--no-tui", str(tmp_path / "b"))
     assert two.returncode == 2 and "name two places; give one" in two.stderr
     assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
+
+
+SLEEPER = """#!/bin/sh
+echo $$ > "$SLEEPER_PID"
+echo started
+exec sleep 120
+"""
+
+
+def test_ctrl_c_during_work_run_records_the_interrupt_uncharged(harn: Harn, tmp_path: Path) -> None:
+    template = tmp_path / "sleeper.sh"
+    template.write_text(SLEEPER)
+    template.chmod(0o755)
+    assert harn("work", "create", "Item", str(template), "--objective", "Do it.", "--id", "item").returncode == 0
+    pid_file = tmp_path / "sleeper.pid"
+    running = subprocess.Popen([sys.executable, "-m", "harn_tui", "--root", str(harn.root), "work", "run", "item"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env=harn_env({"SLEEPER_PID": str(pid_file)}))
+    deadline = time.monotonic() + 60
+    while not (pid_file.exists() and pid_file.read_text().strip()):
+        assert time.monotonic() < deadline and running.poll() is None, "the template never started"
+        time.sleep(0.05)
+    running.send_signal(signal.SIGINT)  # what the terminal's Ctrl-C sends the foreground harn
+    _, stderr = running.communicate(timeout=60)
+    assert running.returncode == 130
+    assert "harn: interrupted: attempt 1 of work item (" in stderr and "recorded failed, uncharged" in stderr, stderr
+    events = [json.loads(line) for line in (harn.root / ".harnery" / "work" / "item" / "events.jsonl").read_text()
+              .splitlines()]
+    finished = events[-1]
+    assert (finished["event"], finished["status"], finished["class"], finished["actor"]) == (
+        "attempt.finished", "failed", "environment", "tester")
+    assert finished["reason"] == "interrupted by the operator (SIGINT) while the template ran"
+    shown = harn.json("work", "show", "item")
+    assert (shown["state"], shown["next_action"], shown["attempts"][0]["class"]) == ("blocked", "retry", "environment")
+    with pytest.raises(ProcessLookupError):  # the template was stopped with it
+        os.kill(int(pid_file.read_text()), 0)
