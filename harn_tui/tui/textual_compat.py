@@ -20,7 +20,8 @@ from textual.widgets.data_table import ColumnKey, DuplicateKey, RowKey
 from textual.widgets.data_table import Row as TableRow
 
 PRIVATE_ATTRIBUTES: dict[type, tuple[str, ...]] = {
-    DataTable: ("_data", "_update_count", "_update_dimensions", "_row_locations", "_new_rows"),
+    DataTable: ("_data", "_update_count", "_update_dimensions", "_row_locations", "_new_rows",
+                "_require_update_dimensions"),
     Widget: ("_border_subtitle",),
     App: ("_exit", "_closing"),
 }
@@ -65,6 +66,16 @@ class MeasuredTable(DataTable[Text]):
             row[ColumnKey(column)] = cell
         self._update_count += 1
         self.refresh_row(self.get_row_index(key))
+
+    def settle_dimensions(self) -> None:
+        """Measure the rows added since the last measurement now, as DataTable does on idle: the table's
+        scrollable size (and an auto-height table's height) is then right in the first frame after a change,
+        which is laid out once instead of once with the old size and again after the idle."""
+        if self._require_update_dimensions:
+            self._require_update_dimensions = False
+            new_rows = set(self._new_rows)
+            self._new_rows.clear()
+            self._update_dimensions(new_rows)
 
     def _update_dimensions(self, new_rows: Iterable[RowKey]) -> None:
         super()._update_dimensions(self.measure_rows(new_rows))

@@ -51,3 +51,21 @@ async def test_columns_are_as_wide_as_datatable_measures_them() -> None:
         await pilot.pause()
         assert {k: c.content_width for k, c in keyed.columns.items()} == {
             k: c.content_width for k, c in plain.columns.items()}
+
+
+@pytest.mark.anyio
+async def test_new_rows_are_sized_at_once_and_a_fresh_sync_replaces_every_row() -> None:
+    app = Tables()
+    async with app.run_test(size=(160, 30)) as pilot:
+        keyed = app.query_one("#keyed", KeyedTable)
+        keyed.sync(ROWS[:1])
+        await pilot.pause()
+        keyed.sync(ROWS)
+        assert keyed.virtual_size.height == len(ROWS) + 1, "sized in the same step, not on the next idle"
+        assert keyed.columns[next(iter(keyed.columns))].content_width == len("in_review")
+
+        other = [(key, (Text("succeeded"), Text(f"another goal's {key}"), Text(""))) for key, _ in ROWS]
+        keyed.sync(other, prefer="c", fresh=True)  # the same keys (positions) of another subject
+        await pilot.pause()
+        assert [keyed.get_row(key)[1].plain for key, _ in other] == [f"another goal's {key}" for key, _ in ROWS]
+        assert keyed.cursor_key == "c"

@@ -92,6 +92,7 @@ class MainScreen(TransitionActions, Screen[None]):
         self.filter_open = False  # the filter line is shown
         self.hide_quiet = False  # `h`: the goal list leaves out the goals that need nothing
         self.decision_at: tuple[str | None, ...] | None = None  # the decision `n` / `N` went to last
+        self._painted = False  # the first frame is on the terminal (work ahead waits for it)
 
     @property
     def console(self) -> HarnConsole:
@@ -135,6 +136,11 @@ class MainScreen(TransitionActions, Screen[None]):
         self.show_goal_list(prefer=first.id if first else None)
         self.select_goal(first.id if first else None, focus_decision=True)
         self.console.refresh_header()
+        self.call_after_refresh(self._first_frame_shown)
+
+    def _first_frame_shown(self) -> None:
+        self._painted = True
+        self._arm_history_prefetch()
 
     # ----- selection
 
@@ -179,11 +185,18 @@ class MainScreen(TransitionActions, Screen[None]):
         self.refresh_tab(tab)
         if focus_decision and goal is not None and goal.needs_human:
             self.focus_panel(panel)
-        if self._history is not None:
-            self._history.stop()
-        self._history = self.set_timer(HISTORY_AFTER_S, self._prefetch_history, name="history-prefetch")
+        self._arm_history_prefetch()
         self.announce()
         self.refresh_bindings()
+
+    def _arm_history_prefetch(self) -> None:
+        """Read the History of the goal shown once the selection rests; never before the first frame, which a
+        thousand-entry history would hold back."""
+        if self._history is not None:
+            self._history.stop()
+            self._history = None
+        if self._painted:
+            self._history = self.set_timer(HISTORY_AFTER_S, self._prefetch_history, name="history-prefetch")
 
     def _prefetch_history(self) -> None:
         """Fill the hidden History tab of the goal the selection rests on: a goal with a thousand entries takes

@@ -54,7 +54,7 @@ class HistoryPanel(KeyedTable):
         self.goal_id = over.live.id
         rows = history_rows(over.history.entries)
         self.sync([history_row(row, self.root) for row in rows],
-                  prefer=rows[-1].key if changed and rows else None)
+                  prefer=rows[-1].key if changed and rows else None, fresh=changed)
         damaged = sum(1 for entry in over.history.entries if entry.damaged)
         set_border(self, subtitle=f"{len(over.history)} entries · enter: the goal as it stood then"
                    + (f" · {damaged} damaged" if damaged else ""))

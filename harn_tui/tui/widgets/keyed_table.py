@@ -54,13 +54,17 @@ class KeyedTable(MeasuredTable):
         row = min(max(self.cursor_row, 0), self.row_count - 1)
         return self._order[row]
 
-    def sync(self, rows: Sequence[Row], *, prefer: str | None = None) -> None:
-        """Show exactly `rows`. The cursor stays on its key (or moves to `prefer` if given and present)."""
+    def sync(self, rows: Sequence[Row], *, prefer: str | None = None, fresh: bool = False) -> None:
+        """Show exactly `rows`. The cursor stays on its key (or moves to `prefer` if given and present).
+
+        `fresh` says the rows are another subject's (another goal's history, keyed by position like the last):
+        the table is rebuilt in one step rather than compared cell by cell, which for a thousand changed rows
+        costs a repaint and a re-measure per cell."""
         keys = [key for key, _ in rows]
         keep = prefer if prefer in keys else self.cursor_key
         self._syncing = True  # the caller refreshes what depends on the cursor after a sync
         try:
-            if keys == self._order:
+            if keys == self._order and not fresh:
                 self._update_cells(rows)
             else:
                 self._rebuild(rows)
@@ -93,6 +97,7 @@ class KeyedTable(MeasuredTable):
         for key, cells in rows:
             self._signatures[key] = _signature(cells)
         self._order = [key for key, _ in rows]
+        self.settle_dimensions()
         self.scroll_to(scroll.x, scroll.y, animate=False, immediate=True)
 
     def measure_rows(self, new_rows: Iterable[RowKey]) -> Iterable[RowKey]:
