@@ -17,7 +17,7 @@ from harn_tui.core.layout import Layout
 from harn_tui.core.leases import is_held
 from harn_tui.core.projection import GoalView, WorkResolver, project_goal
 from harn_tui.core.records import Proof, WorkEvent
-from harn_tui.core.rules import awaits_human
+from harn_tui.core.rules import awaits_human, provenance_goal
 from harn_tui.core.tree import ApprovalFiles, Tree, WorkFiles, bulk_allocation
 
 TRANSITION_EVENTS = frozenset({
@@ -253,10 +253,10 @@ class ConsoleModel:
     def _goals_of_work(self, work_id: str) -> set[str]:
         goals = set(self._work_goals.get(work_id, set()))
         work = self.tree.work.get(work_id)
-        if work is not None and work.intent is not None and work.intent.source.kind == "plan":
-            owner = (work.intent.source.ref or "").split("/", 1)[0]
-            if owner in self.tree.goals:
-                goals.add(owner)
+        if work is not None and work.intent is not None:
+            named = provenance_goal(work.intent.source.kind, work.intent.source.ref)
+            if named is not None and named in self.tree.goals:
+                goals.add(named)
         return goals
 
     def _index_runs(self, work: WorkFiles) -> None:

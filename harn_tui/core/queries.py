@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,7 @@ from harn_tui.core.layout import Layout
 from harn_tui.core.manifest import proof_of
 from harn_tui.core.projection import GoalView, PlanView, WorkResolver, WorkView, project_goal
 from harn_tui.core.reader_bounds import directory_problem
+from harn_tui.core.rules import governing_goal, provenance_goal
 from harn_tui.core.transitions.scope import owning_goal
 from harn_tui.core.tree import Tree, bulk_allocation
 from harn_tui.core.workspace_diff import committed_diff
@@ -44,14 +46,14 @@ def project_tree(tree: Tree) -> TreeView:
 
 
 def goal_owner_of(tree: Tree, work_id: str) -> str | None:
-    """The goal governing `work_id` (plan provenance first, else the first goal whose graph holds it)."""
+    """The goal governing `work_id` (`rules.governing_goal`), over the projected graphs."""
     work = tree.work.get(work_id)
-    if work is not None and work.intent is not None and work.intent.source.kind == "plan":
-        ref = work.intent.source.ref or ""
-        goal_id = ref.split("/", 1)[0]
-        if goal_id in tree.goals:
-            return goal_id
-    return project_tree(tree).owner.get(work_id)
+    named = provenance_goal(work.intent.source.kind, work.intent.source.ref) if work and work.intent else None
+
+    def holders() -> Iterator[str]:  # projected only when the provenance names no goal of the tree
+        yield from (goal.id for goal in project_tree(tree).goals if work_id in goal.governed_work_ids)
+
+    return governing_goal(named if named in tree.goals else None, holders())
 
 
 TORN = "torn final line (no trailing newline)"

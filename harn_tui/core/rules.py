@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Protocol, TypeVar
@@ -99,6 +99,40 @@ class GoalFacts(Protocol):
     def milestones_completed(self) -> int: ...
     @property
     def latest_plan(self) -> PlanFacts | None: ...
+
+
+class AttemptFacts(Protocol):
+    """What the attempt rules read of a work item's latest attempt."""
+
+    @property
+    def class_(self) -> str | None: ...
+
+
+class DispatchFacts(WorkFacts, Protocol):
+    """What the attempt rules read of a work item, beyond `WorkFacts`: whether it is in its goal's active graph,
+    its charged attempts against its own bound, and its latest attempt."""
+
+    @property
+    def active(self) -> bool: ...
+    @property
+    def charged_attempts(self) -> int: ...
+    @property
+    def max_attempts(self) -> int: ...
+    @property
+    def latest_attempt(self) -> AttemptFacts | None: ...
+
+
+class GoalBudgetFacts(Protocol):
+    """What the attempt rules read of the goal governing the work."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def state(self) -> GoalState: ...
+    @property
+    def intent(self) -> GoalIntent | None: ...
+    @property
+    def attempts_remaining(self) -> int: ...
 
 
 P = TypeVar("P", bound=PlanFacts)
@@ -380,6 +414,83 @@ def approval_decide(work: WorkFacts, approval_id: str) -> Checks:
               f"approval {approval_id} is moot: work {work.id} is {work.state} "
               "and its attempt is no longer parked on it"),
     ))
+
+
+# ----- which goal governs a work item
+
+
+def provenance_goal(kind: str, ref: str | None) -> str | None:
+    """The goal a plan-created item's provenance names (its ref is `<goal-id>/<plan-id>`); None for other items."""
+    if kind != "plan":
+        return None
+    return (ref or "").split("/", 1)[0] or None
+
+
+def governing_goal(named: str | None, holders: Iterable[str]) -> str | None:
+    """The goal governing a work item: the one its plan provenance names (`named`, when that goal exists), else
+    the first goal by id whose graph holds it (`holders`, in id order; read lazily), else None: standalone."""
+    return named if named is not None else next(iter(holders), None)
+
+
+# ----- attempts: `work run`, `work retry` and resumes (under the goal's rules, or standalone)
+
+
+def _dispatchable(goal: GoalBudgetFacts | None, work: DispatchFacts, *, budget: bool = True) -> list[Check]:
+    """Goal work must be in the goal's active graph, its goal unfinished and (to start) an attempt left."""
+    if goal is None:
+        return []
+    limit = goal.intent.limits.max_total_attempts if goal.intent is not None else 0
+    checks = [
+        Check("in the active graph", work.active,
+              f"work {work.id} is not in the active graph of goal {goal.id}; superseded work is never dispatchable"),
+        Check("goal unfinished", goal.state != "succeeded",
+              f"goal {goal.id} has succeeded; its work is not dispatched any more"),
+    ]
+    if budget:
+        checks.append(Check("attempt left", goal.attempts_remaining > 0,
+                            f"budget exhausted: goal {goal.id} has used all {limit} of its attempts"))
+    return checks
+
+
+def blocked_by_streak_only(work: DispatchFacts) -> bool:
+    """Blocked/none only because of 3 consecutive uncharged failures: charged attempts are left and the last
+    failure was not a decision. The operator's retry is the authority the spec names for this case."""
+    latest = work.latest_attempt
+    return (
+        work.state == "blocked"
+        and work.next_action == "none"
+        and latest is not None
+        and latest.class_ != "decision"
+        and work.charged_attempts < work.max_attempts
+    )
+
+
+def work_run(goal: GoalBudgetFacts | None, work: DispatchFacts) -> Checks:
+    """`work run` (and the supervisor's dispatch): the item is ready, plus the goal's checks."""
+    return Checks((*_dispatchable(goal, work), Check(
+        "ready", work.state == "ready",
+        f"work {work.id} is {work.state}/{work.next_action}, not ready: {work.reason}")))
+
+
+def work_retry(goal: GoalBudgetFacts | None, work: DispatchFacts, *, operator: bool) -> Checks:
+    """`work retry`: blocked with next action retry, or (for an operator, not the supervisor) blocked only by the
+    uncharged streak; plus the goal's checks."""
+    return Checks((
+        *_dispatchable(goal, work),
+        Check("blocked", work.state == "blocked",
+              f"work {work.id} is {work.state}, not blocked; only blocked work is retried"),
+        Check("retryable", work.next_action == "retry" or (operator and blocked_by_streak_only(work)),
+              f"work {work.id} is blocked/none and cannot be retried: {work.reason}"),
+    ))
+
+
+def work_resume(goal: GoalBudgetFacts | None, work: DispatchFacts) -> Checks:
+    """A resume of a parked attempt: awaiting_approval/resume (parked, its approval decided); the goal's checks
+    but the budget (a resume is the same attempt, charged once)."""
+    return Checks((*_dispatchable(goal, work, budget=False), Check(
+        "parked and decided",
+        work.state == "awaiting_approval" and work.next_action == "resume" and work.latest_attempt is not None,
+        f"work {work.id} is {work.state}/{work.next_action}; a resume needs awaiting_approval/resume")))
 
 
 # ----- the goal's rules, first match

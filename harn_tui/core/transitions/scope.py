@@ -22,6 +22,7 @@ from harn_tui.core.leases import hold_lease
 from harn_tui.core.projection import GoalView, WorkResolver, WorkView, project_goal
 from harn_tui.core.reader_bounds import directory_problem
 from harn_tui.core.records import AttemptFinished, GoalIntent
+from harn_tui.core.rules import governing_goal, provenance_goal
 from harn_tui.core.transitions.lost import repair_lost_attempts
 from harn_tui.core.tree import GoalFiles, PlanFiles, Tree, WorkFiles
 
@@ -42,23 +43,28 @@ def owning_goal(layout: Layout, work_id: str, *, fail_closed: bool = False) -> s
     With `fail_closed` (writers), a goal whose goal.json exists but is unreadable (or is gone while its plans are
     there) may govern the work: CorruptJournal naming it, instead of treating the work as standalone."""
     intent = _read_json(layout.work(work_id) / "intent.json")
+    named: str | None = None
     if isinstance(intent, dict):
         source = intent.get("source")
-        if isinstance(source, dict) and source.get("kind") == "plan":
-            goal_id = str(source.get("ref") or "").split("/", 1)[0]
-            if is_valid_id(goal_id) and os.path.lexists(layout.goal(goal_id)):
-                return goal_id
+        if isinstance(source, dict):
+            named = provenance_goal(str(source.get("kind")), str(source.get("ref") or ""))
+    if named is not None and not (is_valid_id(named) and os.path.lexists(layout.goal(named))):
+        named = None
     closures: dict[str, set[str]] = {}
     unreadable: list[str] = []
-    for goal_id in _goal_ids(layout):
-        root, problem = _goal_root(layout, goal_id)
-        if problem is not None:
-            unreadable.append(problem)
-        if root is not None and work_id in _closure(layout, root, closures):
-            return goal_id
-    if fail_closed and unreadable:
+
+    def holders() -> Iterator[str]:  # read lazily: the walk stops at the first goal holding the work
+        for goal_id in _goal_ids(layout):
+            root, problem = _goal_root(layout, goal_id)
+            if problem is not None:
+                unreadable.append(problem)
+            if root is not None and work_id in _closure(layout, root, closures):
+                yield goal_id
+
+    owner = governing_goal(named, holders())
+    if owner is None and fail_closed and unreadable:
         raise CorruptJournal(f"{unreadable[0]}; so whether that goal governs work {work_id} is unknown")
-    return None
+    return owner
 
 
 def _goal_root(layout: Layout, goal_id: str) -> tuple[str | None, str | None]:
