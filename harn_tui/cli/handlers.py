@@ -209,7 +209,19 @@ def supervisor_create(ctx: Context) -> Result:
             retry_blocked=bool(ctx.arg("retry_blocked")),
         ),
     )
-    return Result(show_goal(layout, goal.id).to_json())
+    document = show_goal(layout, goal.id).to_json()
+    if goal.root_work_id is not None:
+        from harn_tui.core.queries import goal_owner_of, goals_sharing
+        from harn_tui.core.tree import Tree
+
+        tree = Tree.load(layout)
+        owner = goal_owner_of(tree, goal.root_work_id)
+        others = [g for g in [owner, *goals_sharing(tree, goal.root_work_id, owner)] if g not in (None, goal.id)]
+        if others:
+            document["warnings"] = [
+                f"work {goal.root_work_id} is also in the graph of goal {', '.join(map(str, others))}: the goals "
+                f"share it, and goal {owner} (the first by id) governs its attempts"]
+    return Result(document)
 
 
 def supervisor_list(ctx: Context) -> Result:

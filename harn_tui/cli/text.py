@@ -29,6 +29,7 @@ def _goal_text(goal: dict[str, Any]) -> str:
             lines.append(f"      {finding['id']}: {finding['statement']}")
     for plan in goal.get("plans", []):
         lines.append(f"  plan {plan['sequence']}: {plan['id']}  {plan['trigger']}  {plan['status']}")
+    lines += [f"warning: {warning}" for warning in goal.get("warnings", [])]
     return "\n".join(lines)
 
 
@@ -158,6 +159,9 @@ def _work_text(item: dict[str, Any]) -> str:
              f"  reason: {_v(item['reason'])}",
              f"  goal: {_v(item.get('goal_id'))}  attempts: {item['attempts_used']} of {item['max_attempts']}"
              f"  depends on: {', '.join(item['dependencies']) or '-'}"]
+    if item.get("also_goal_ids"):
+        lines.append(f"  also in the graph of goal {', '.join(item['also_goal_ids'])} "
+                     f"(goal {_v(item.get('goal_id'))} governs it)")
     intent = item.get("intent") or {}
     if intent.get("objective"):
         lines.append(f"  objective: {intent['objective']}")

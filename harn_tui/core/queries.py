@@ -56,6 +56,13 @@ def goal_owner_of(tree: Tree, work_id: str) -> str | None:
     return governing_goal(named if named in tree.goals else None, holders())
 
 
+def goals_sharing(tree: Tree, work_id: str, governing: str | None) -> list[str]:
+    """The goals other than `governing` whose graphs hold `work_id` too (two goals made on one root, say): they
+    see its state, but `governing` decides for it."""
+    return [goal.id for goal in project_tree(tree).goals
+            if goal.id != governing and work_id in goal.governed_work_ids]
+
+
 TORN = "torn final line (no trailing newline)"
 
 
@@ -169,6 +176,7 @@ def work_document(tree: Tree, view: WorkView, goal_id: str | None) -> dict[str, 
     return {
         **view.to_json(),
         "goal_id": goal_id,
+        "also_goal_ids": goals_sharing(tree, view.id, goal_id),
         "problem": view.problem,
         "intent": work.intent.model_dump(mode="json") if work.intent else None,
         "events": [e.model_dump(mode="json", by_alias=True) for e in work.events],

@@ -403,7 +403,8 @@ class HarnConsole(App[None]):
             self.post_message(SupervisorStatus("on"))
 
             def on_report(goal_id: str, report: Any) -> None:
-                self.post_message(SupervisorStatus("on", last_tick=f"{goal_id}: {tick_summary(report)}"))
+                if report.acted:  # "last tick" names the goal that did something, not the last one checked
+                    self.post_message(SupervisorStatus("on", last_tick=f"{goal_id}: {tick_summary(report)}"))
                 if report.error is not None:  # serve backs this goal off and goes on with the others
                     self.post_message(SupervisorStatus("on", report.error.message))
                 elif report.unavailable is not None:

@@ -14,6 +14,7 @@ from harn_tui.core.errors import HarnError, harn_error_of
 from harn_tui.core.executors import LOCAL, Executor
 from harn_tui.core.layout import Layout
 from harn_tui.tui.messages import DispatchResult
+from harn_tui.tui.text import counted
 
 
 @dataclass(frozen=True)
@@ -47,8 +48,10 @@ def _outcome_kind(outcome: Any) -> str | None:
 
 def tick_summary(report: Any) -> str:
     """`needs_human after 1 cycle: 1 dispatch, 0 acceptances, 0 replans` for a tick or run report."""
-    counts = ", ".join(f"{getattr(report, name, 0)} {name}" for name in ("dispatches", "acceptances", "replans"))
-    return f"{getattr(report, 'stop_reason', '?')} after {getattr(report, 'cycles', 0)} cycle(s): {counts}"
+    counts = ", ".join(counted(getattr(report, name, 0), noun, name)
+                       for name, noun in (("dispatches", "dispatch"), ("acceptances", "acceptance"),
+                                          ("replans", "replan")))
+    return f"{getattr(report, 'stop_reason', '?')} after {counted(getattr(report, 'cycles', 0), 'cycle')}: {counts}"
 
 
 def approve_plan(goal_id: str, plan_id: str, reason: str | None = None) -> Request:

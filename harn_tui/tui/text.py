@@ -22,6 +22,11 @@ _PICTURES.update({code: f"<U+{code:04X}>" for code in (0x200E, 0x200F, 0x061C)})
 _MULTILINE = {k: v for k, v in _PICTURES.items() if k != 0x0A}
 
 
+def counted(count: int, noun: str, plural: str | None = None) -> str:
+    """`1 plan`, `2 plans`, `0 plans`; `plural` where adding `s` is wrong (`dispatches`)."""
+    return f"{count} {noun if count == 1 else plural or noun + 's'}"
+
+
 def visible(text: str, *, multiline: bool = False) -> str:
     """`text` with every control character replaced by a visible picture (`\\x1b` -> `␛`).
 

@@ -119,3 +119,18 @@ def test_ctrl_c_during_work_run_records_the_interrupt_uncharged(harn: Harn, tmp_
     assert (shown["state"], shown["next_action"], shown["attempts"][0]["class"]) == ("blocked", "retry", "environment")
     with pytest.raises(ProcessLookupError):  # the template was stopped with it
         os.kill(int(pid_file.read_text()), 0)
+
+
+def test_two_goals_on_one_root_get_a_warning_and_work_show_names_both(harn: Harn, examples: Path) -> None:
+    template = str(examples / "templates" / "implement.py")
+    assert harn("work", "create", "Root", template, "--objective", "Do it.", "--id", "root").returncode == 0
+    team = str(examples / "team.json")
+    first = harn("supervisor", "create", "--team", team, "--root-work", "root", "--id", "goal-b")
+    assert first.returncode == 0 and "warning" not in first.stdout
+    second = harn("supervisor", "create", "--team", team, "--root-work", "root", "--id", "goal-a")
+    assert second.returncode == 0, second.stderr
+    assert second.stdout.splitlines()[-1] == ("warning: work root is also in the graph of goal goal-b: the goals "
+                                              "share it, and goal goal-a (the first by id) governs its attempts")
+    shown = harn.json("work", "show", "root")
+    assert (shown["goal_id"], shown["also_goal_ids"]) == ("goal-a", ["goal-b"])
+    assert "  also in the graph of goal goal-b (goal goal-a governs it)" in harn("work", "show", "root").stdout

@@ -85,3 +85,18 @@ async def test_empty_tree_opens_with_a_hint(layout: Layout, console: Factory) ->
         await pilot.pause()
         assert app.main.goal_id is None
         assert "no goals yet" in str(app.main.query_one(GoalsPanel).border_subtitle)
+
+
+async def test_a_one_step_plan_reads_in_the_singular(layout: Layout, console: Factory) -> None:
+    b.work(layout, "root-item", title="Fix the build")
+    b.attempt(layout, "root-item", "run-root-1", status="failed", summary="it broke",
+              criteria=(("it works", "unsatisfied"),))
+    b.goal(layout, "goal-single", root="root-item", title="Fix the build")
+    b.plan(layout, "goal-single", "plan-0001-aaaaaaaa", sequence=1, root_key="fix",
+           steps=(b.step("fix", "Fix the build"),))
+    app = console()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        history = app.main.query_one(PlanHistory)
+        assert "Steps  1 work item, root fix" in history.body.text
+        assert history.border_subtitle is not None and "1 plan, newest first" in str(history.border_subtitle)

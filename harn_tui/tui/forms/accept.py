@@ -65,6 +65,7 @@ class AcceptForm(TransitionForm[AcceptAnswer | None]):
         self.work_id = work_id
         self.context = context
         self.findings = findings
+        self.problems_shown = False
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="form-box"):
@@ -88,9 +89,7 @@ class AcceptForm(TransitionForm[AcceptAnswer | None]):
         rows = list(self.query(Select))
         (rows[0] if rows else self.query_one("#reason", Input)).focus()
 
-    @on(Input.Submitted, "#reason")
-    @on(Button.Pressed, "#submit")
-    def action_submit(self) -> None:
+    def _problems(self) -> tuple[list[str], list[tuple[str, str, str | None]]]:
         problems: list[str] = []
         dispositions: list[tuple[str, str, str | None]] = []
         for row in self.query(FindingRow):
@@ -103,11 +102,29 @@ class AcceptForm(TransitionForm[AcceptAnswer | None]):
         result = reason.validate(reason.value)
         if result is not None and not result.is_valid:
             problems.append("; ".join(result.failure_descriptions))
+        return problems, dispositions
+
+    def _show(self, problems: list[str]) -> None:
+        self.problems_shown = bool(problems)
+        self.query_one("#error", Static).update(literal("\n".join(problems), multiline=True))
+
+    @on(Select.Changed)
+    @on(Input.Changed)
+    def _recheck(self) -> None:
+        """Once problems are shown, each change re-checks them: a problem the operator has just mended goes."""
+        if self.problems_shown:
+            self._show(self._problems()[0])
+
+    @on(Input.Submitted, "#reason")
+    @on(Button.Pressed, "#submit")
+    def action_submit(self) -> None:
+        problems, dispositions = self._problems()
         if problems:
-            self.query_one("#error", Static).update(literal("\n".join(problems), multiline=True))
+            self._show(problems)
             self.app.bell()
             return
-        self.dismiss(AcceptAnswer(dispositions, reason.value.strip() or None))
+        reason = self.query_one("#reason", Input).value.strip()
+        self.dismiss(AcceptAnswer(dispositions, reason or None))
 
     @on(Button.Pressed, "#back")
     def action_cancel(self) -> None:

@@ -20,7 +20,7 @@ from harn_tui.core.ids import plan_work_id
 from harn_tui.core.projection import GoalView, PlanView
 from harn_tui.core.records import Proposal, ReviewReceipt
 from harn_tui.tui.states import glyph, state_style
-from harn_tui.tui.text import indent, label, lines, literal
+from harn_tui.tui.text import counted, indent, label, lines, literal
 from harn_tui.tui.widgets.buttons import KeyButton
 from harn_tui.tui.widgets.content_view import ContentView
 from harn_tui.tui.widgets.titles import set_border
@@ -42,8 +42,8 @@ def _steps(proposal: Proposal, full: bool) -> list[Content]:
     if not proposal.work:
         return []
     root = proposal.root or "(the one item nothing depends on)"
-    parts = [Content.assemble(("Steps", "bold underline"), (f"  {len(proposal.work)} work items, root ", "dim"),
-                              literal(root))]
+    steps = counted(len(proposal.work), "work item")
+    parts = [Content.assemble(("Steps", "bold underline"), (f"  {steps}, root ", "dim"), literal(root))]
     for number, step in enumerate(proposal.work, start=1):
         after = f"  after {', '.join(step.dependencies)}" if step.dependencies else ""
         parts.append(indent(Content.assemble(
@@ -79,7 +79,7 @@ def rounds_content(plan: PlanView) -> list[Content]:
         return []
     revisions = len(rounds) - 1
     parts = [Content.assemble(("Review rounds", "bold underline"),
-                              (f"  {len(rounds)} rounds, {revisions} revision{'s' if revisions != 1 else ''}", "dim"))]
+                              (f"  {counted(len(rounds), 'round')}, {counted(revisions, 'revision')}", "dim"))]
     for entry in rounds:
         parts.append(Content.styled(f"Round {entry.number}", "bold"))
         if entry.reason:
@@ -199,4 +199,4 @@ class PlanHistory(Vertical):
         if buttons.display != (proposal is not None):
             buttons.display = proposal is not None
         count = len(goal.plans) if goal is not None else 0
-        set_border(self, subtitle=f"{count} plans, newest first" if count else "")
+        set_border(self, subtitle=f"{counted(count, 'plan')}, newest first" if count else "")
