@@ -10,10 +10,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harn_tui.cli.context import Context
+from harn_tui.core.view_cache import cached_read
 
 if TYPE_CHECKING:
     from harn_tui.core.executors import Executor
     from harn_tui.core.supervisor import TickReport
+    from harn_tui.core.tree import Tree
 
 
 @dataclass(frozen=True)
@@ -93,9 +95,15 @@ def schema(ctx: Context) -> Result:
 
 
 def pending(ctx: Context) -> Result:
-    from harn_tui.core.queries import pending as pending_document
+    layout = ctx.layout()
+    with_questions = not ctx.json
 
-    return Result(pending_document(ctx.layout(), with_questions=not ctx.json))
+    def read() -> tuple[Any, Tree]:
+        from harn_tui.core.queries import pending_document
+
+        return pending_document(layout, with_questions=with_questions)
+
+    return Result(cached_read(layout.base, "pending-questions" if with_questions else "pending", read, True))
 
 
 def verify(ctx: Context) -> Result:
@@ -225,19 +233,29 @@ def supervisor_create(ctx: Context) -> Result:
 
 
 def supervisor_list(ctx: Context) -> Result:
-    from harn_tui.core.queries import list_goals
+    layout = ctx.layout()
 
-    return Result(list_goals(ctx.layout()))
+    def read() -> tuple[Any, Tree]:
+        from harn_tui.core.queries import goals_document
+
+        return goals_document(layout)
+
+    return Result(cached_read(layout.base, "list", read, whole_tree=True))
 
 
 def supervisor_show(ctx: Context) -> Result:
-    from harn_tui.core.queries import require_readable, show_goal
-
+    layout, goal_id = ctx.layout(), ctx.arg("goal")
     if ctx.arg("at") is not None:
         from harn_tui.core.history import show_at_document
 
-        return Result(show_at_document(ctx.layout(), ctx.arg("goal"), ctx.arg("at")))
-    return Result(require_readable(show_goal(ctx.layout(), ctx.arg("goal"))).to_json())
+        return Result(show_at_document(layout, goal_id, ctx.arg("at")))
+
+    def read() -> tuple[Any, Tree]:
+        from harn_tui.core.queries import goal_document
+
+        return goal_document(layout, goal_id)
+
+    return Result(cached_read(layout.base, f"show-{goal_id}", read, whole_tree=False))
 
 
 def supervisor_history(ctx: Context) -> Result:
@@ -382,9 +400,15 @@ def work_list(ctx: Context) -> Result:
 
 
 def work_show(ctx: Context) -> Result:
-    from harn_tui.core.queries import load_work_view, work_document
+    layout, work_id = ctx.layout(), ctx.arg("id")
 
-    return Result(work_document(*load_work_view(ctx.layout(), ctx.arg("id"))))
+    def read() -> tuple[Any, Tree]:
+        from harn_tui.core.queries import load_work_view, work_document
+
+        tree, view, goal_id = load_work_view(layout, work_id)
+        return work_document(tree, view, goal_id), tree
+
+    return Result(cached_read(layout.base, f"work-{work_id}", read, whole_tree=True))
 
 
 def work_run(ctx: Context) -> Result:

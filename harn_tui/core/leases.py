@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
 from collections.abc import Iterator
 from pathlib import Path
-
-from filelock import FileLock, Timeout
+from typing import TYPE_CHECKING
 
 from harn_tui.core.errors import CorruptJournal, HarnError, Refused, is_system_refusal, system_refused
 from harn_tui.core.faults import fault_point
 from harn_tui.core.fsio import ensure_dir
+from harn_tui.core.liveness import is_held as is_held
 from harn_tui.core.reader_bounds import directory_problem
 from harn_tui.core.sharing import file_mode, group_of, settle
+
+if TYPE_CHECKING:
+    from filelock import FileLock
 
 DEFAULT_TIMEOUT_S = 30.0
 
@@ -32,6 +34,8 @@ def lease_timeout() -> float:
 def hold_lease(path: Path, what: str, timeout: float | None = None) -> Iterator[None]:
     """Hold the lease at `path`, waiting up to `timeout` seconds; a lease still busy is a refusal.
     Fault points `lease.acquire`, `lease.acquired`, `lease.release`, `lease.released`."""
+    from filelock import FileLock, Timeout  # here: a read that only probes leases does not load filelock
+
     _require_plain_parents(path)
     ensure_dir(path.parent)
     lock = FileLock(str(path), mode=file_mode(path), thread_local=False)
@@ -57,6 +61,8 @@ class HeldLease:
     """A lease held for a long time (a run's life, a supervisor loop); `release()` when done."""
 
     def __init__(self, path: Path, what: str, timeout: float = 0.0) -> None:
+        from filelock import FileLock, Timeout
+
         _require_plain_parents(path)
         ensure_dir(path.parent)
         self._lock = FileLock(str(path), mode=file_mode(path), thread_local=False)
@@ -113,18 +119,3 @@ def try_hold(path: Path, what: str) -> HeldLease | None:
         return HeldLease(path, what)
     except LeaseBusy:
         return None
-
-
-def is_held(path: Path) -> bool:
-    """True while some process (this one included) holds the lease; never creates the file."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError:
-        return False  # missing, or damage (a link, a pipe) that readers and verify report; never followed
-    try:
-        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return True
-    finally:
-        os.close(fd)
-    return False

@@ -80,8 +80,19 @@ def with_torn_logs(tree: Tree, goal: GoalView) -> GoalView:
 
 def show_goal(layout: Layout, goal_id: str) -> GoalView:
     """Goal-scoped: reads only this goal and the work it governs. NotFound (4) or CorruptJournal (5)."""
+    return shown_goal(layout, goal_id)[1]
+
+
+def shown_goal(layout: Layout, goal_id: str) -> tuple[Tree, GoalView]:
+    """`show_goal` with the tree it read."""
     tree = scoped_goal_tree(layout, goal_id)
-    return with_torn_logs(tree, project_goal(tree, goal_id))
+    return tree, with_torn_logs(tree, project_goal(tree, goal_id))
+
+
+def goal_document(layout: Layout, goal_id: str) -> tuple[dict[str, Any], Tree]:
+    """`supervisor show GOAL`: the readable goal's document, and the tree it was read from."""
+    tree, view = shown_goal(layout, goal_id)
+    return require_readable(view).to_json(), tree
 
 
 def scoped_goal_tree(layout: Layout, goal_id: str) -> Tree:
@@ -108,11 +119,16 @@ def require_readable(view: GoalView) -> GoalView:
 
 
 def list_goals(layout: Layout) -> dict[str, Any]:
+    return goals_document(layout)[0]
+
+
+def goals_document(layout: Layout) -> tuple[dict[str, Any], Tree]:
+    """`supervisor list`: every goal's summary and every goal's problems, and the tree they were read from."""
     tree = Tree.load(layout)
     view = project_tree(tree)
     goals = [_goal_summary(g) for g in view.goals]
     problems = [p for g in view.goals for p in with_torn_logs(tree, g).problems]
-    return {"goals": goals, "problems": problems}
+    return {"goals": goals, "problems": problems}, tree
 
 
 def _goal_summary(goal: GoalView) -> dict[str, Any]:
@@ -225,6 +241,11 @@ def list_work(layout: Layout) -> dict[str, Any]:
 def pending(layout: Layout, with_questions: bool = False) -> dict[str, Any]:
     """Every decision waiting for a human, across goals and standalone work, oldest first. `with_questions`: an
     approval row also carries its request's question (for people; the JSON document has the contract's fields)."""
+    return pending_document(layout, with_questions)[0]
+
+
+def pending_document(layout: Layout, with_questions: bool = False) -> tuple[dict[str, Any], Tree]:
+    """`pending`, and the tree it was read from."""
     from harn_tui.core.decisions import decisions_of
 
     tree = Tree.load(layout)
@@ -237,7 +258,7 @@ def pending(layout: Layout, with_questions: bool = False) -> dict[str, Any]:
         if row["kind"] == "approval":
             approval = tree.approvals.get(row["approval_id"])
             row["question"] = approval.request.question if approval is not None and approval.request else None
-    return {"pending": rows}
+    return {"pending": rows}, tree
 
 
 def approval_document(tree: Tree, approval_id: str) -> dict[str, Any]:
