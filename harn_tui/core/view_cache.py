@@ -12,8 +12,9 @@ What an entry is never trusted for:
 
 - a file that changed in the same clock tick as its last change, after it was read (same size): an entry is not
   written while any of its files changed less than `SETTLED_NS` before the read began;
-- another account's file (a shared tree's group can write `cache/`): entries live in a directory of this
-  account's own, and a directory or file owned by anyone else, or writable by the group or others, is ignored;
+- another account's file: entries live in a directory of this account's own, and a directory or file owned by
+  anyone else, or writable by the group or others, is ignored. A shared tree keeps none (its group can write
+  everything in it, `cache/` included, so any member could forge a document another would be shown);
 - another version of harn: the identities of harn's own source files are part of the entry;
 - damage: an entry that does not parse, has another format, is too large or names files outside the tree is
   ignored and replaced.
@@ -35,6 +36,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from harn_tui.core.liveness import is_held
+from harn_tui.core.sharing import base_group
 
 TYPE_CHECKING = False  # no `typing` on the path of a read served from here
 if TYPE_CHECKING:
@@ -57,7 +59,7 @@ def cached_read(base: Path, key: str, read: Callable[[], tuple[Any, Tree]], whol
     """The document `read` returns, from the entry `key` when it holds. `read` returns the document and the tree
     it was projected from; `whole_tree`: the read listed every goal, work item and approval (a new one changes
     it), else it read one goal's scope."""
-    if os.environ.get(DISABLE_ENV):
+    if os.environ.get(DISABLE_ENV) or base_group(base) is not None:
         return read()[0]
     cache = ViewCache(base)
     document = cache.get(key)

@@ -143,32 +143,45 @@ def test_a_loop_that_starts_or_stops_is_seen_though_no_file_changed(tree: tuple[
     assert cache.get(f"show-{goal_id}") is None, "released again"
 
 
-def damages(path: Path, outside: Path) -> dict[str, Any]:
+def damage(path: Path, outside: Path, kind: str) -> None:
     body = path.read_bytes()
     header, _, rest = body.partition(b"\n")
     forged = json.loads(rest)
     forged["document"]["state"] = "succeeded"
     forged_body = json.dumps(forged).encode()
-    other_format = json.loads(rest)
-    other_format["format"] = 2
-    other_body = json.dumps(other_format).encode()
-    return {
-        "truncated": lambda: path.write_bytes(body[: len(body) // 2]),
-        "empty": lambda: path.write_bytes(b""),
-        "garbage": lambda: path.write_bytes(os.urandom(4096)),
-        "document edited, digest kept": lambda: path.write_bytes(header + b"\n" + forged_body),
-        "document edited, digest redone, group-writable": lambda: (
-            path.write_bytes(view_cache._header(forged_body) + b"\n" + forged_body), path.chmod(0o664)),
-        "another format": lambda: path.write_bytes(view_cache._header(other_body) + b"\n" + other_body),
-        "another account's": lambda: (
-            path.write_bytes(view_cache._header(forged_body) + b"\n" + forged_body), os.chown(path, 65534, -1)),
-        "a link to a forged entry": lambda: (
-            (outside / "forged").write_bytes(view_cache._header(forged_body) + b"\n" + forged_body),
-            path.unlink(), path.symlink_to(outside / "forged")),
-        "a directory": lambda: (path.unlink(), path.mkdir()),
-        "a pipe": lambda: (path.unlink(), os.mkfifo(path)),
-        "3 GiB sparse": lambda: os.truncate(path, 3 << 30),
-    }
+    forged_entry = view_cache._header(forged_body) + b"\n" + forged_body
+    if kind == "truncated":
+        path.write_bytes(body[: len(body) // 2])
+    elif kind == "empty":
+        path.write_bytes(b"")
+    elif kind == "garbage":
+        path.write_bytes(os.urandom(4096))
+    elif kind == "document edited, digest kept":
+        path.write_bytes(header + b"\n" + forged_body)
+    elif kind == "document edited, digest redone, group-writable":
+        path.write_bytes(forged_entry)
+        path.chmod(0o664)
+    elif kind == "another format":
+        other = json.loads(rest)
+        other["format"] = 2
+        other_body = json.dumps(other).encode()
+        path.write_bytes(view_cache._header(other_body) + b"\n" + other_body)
+    elif kind == "another account's":
+        path.write_bytes(forged_entry)
+        os.chown(path, 65534, -1)
+    elif kind == "a link to a forged entry":
+        (outside / "forged").write_bytes(forged_entry)
+        path.unlink()
+        path.symlink_to(outside / "forged")
+    elif kind == "a directory":
+        path.unlink()
+        path.mkdir()
+    elif kind == "a pipe":
+        path.unlink()
+        os.mkfifo(path)
+    else:
+        assert kind == "3 GiB sparse"
+        os.truncate(path, 3 << 30)
 
 
 DAMAGES = ("truncated", "empty", "garbage", "document edited, digest kept",
@@ -176,12 +189,12 @@ DAMAGES = ("truncated", "empty", "garbage", "document edited, digest kept",
            "a link to a forged entry", "a directory", "a pipe", "3 GiB sparse")
 
 
-@pytest.mark.parametrize("damage", DAMAGES)
+@pytest.mark.parametrize("kind", DAMAGES)
 def test_a_damaged_foreign_or_hostile_entry_is_ignored_and_rewritten(
-    tree: tuple[Path, dict[str, Any]], tmp_path: Path, damage: str,
+    tree: tuple[Path, dict[str, Any]], tmp_path: Path, kind: str,
 ) -> None:
     root, goals = tree
-    if damage == "another account's" and os.getuid() != 0:
+    if kind == "another account's" and os.getuid() != 0:
         pytest.skip("needs root to give a file to another account")
     goal_id = goals["review"]["id"]
     show = ("supervisor", "show", goal_id, "--json")
@@ -190,9 +203,9 @@ def test_a_damaged_foreign_or_hostile_entry_is_ignored_and_rewritten(
     path = entry(root, f"show-{goal_id}")
     outside = tmp_path / "outside"
     outside.mkdir()
-    damages(path, outside)[damage]()
+    damage(path, outside, kind)
     assert harn(root, *show) == truth
-    replaceable = damage not in ("a directory",)
+    replaceable = kind != "a directory"
     cache = ViewCache((root / ".harnery").absolute())
     assert (cache.get(f"show-{goal_id}") == json.loads(truth[1])) is replaceable
 
@@ -274,3 +287,12 @@ def test_writers_at_once_leave_one_whole_entry(tree: tuple[Path, dict[str, Any]]
     assert all(writer.wait() == 0 for writer in writers)
     assert seen, "no reader saw an entry"
     assert not [p for p in cache.directory.iterdir() if view_cache.TEMP_MARK in p.name]
+
+
+def test_a_shared_tree_keeps_no_entry(tree: tuple[Path, dict[str, Any]]) -> None:
+    """Its group can write `cache/`: any member could forge what another is shown."""
+    root, goals = tree
+    (root / ".harnery").chmod(0o2770)  # what `init --shared` makes of the base
+    show = ("supervisor", "show", goals["review"]["id"], "--json")
+    assert harn(root, *show) == harn(root, *show, cache=False)
+    assert not (root / ".harnery" / "cache").exists() or not any((root / ".harnery" / "cache").iterdir())
