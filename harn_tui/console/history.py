@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from harn_tui.console.views import is_standalone, pending_proposal
 from harn_tui.core.errors import HarnError
-from harn_tui.core.history import GoalOverTime, HistoryEntry, PlanDiff, plan_diff
+from harn_tui.core.history import GoalHistory, GoalOverTime, HistoryEntry, PlanDiff, plan_diff
 from harn_tui.core.projection import GoalView
 from harn_tui.core.tree import Tree
 
@@ -81,8 +81,9 @@ class OverTime:
 
     def of(self, tree: Tree, goal: GoalView | None) -> GoalOverTime | None:
         """None for no goal, the standalone row, or a goal whose goal.json does not read."""
-        if goal is None or is_standalone(goal) or goal.id not in tree.goals or tree.goals[goal.id].intent is None:
+        if not _readable(tree, goal):
             return None
+        assert goal is not None
         if goal is not self._goal or tree is not self._tree:
             self._goal, self._tree, self._found = goal, tree, GoalOverTime.of(tree, goal)
         return self._found
@@ -98,10 +99,21 @@ class OverTime:
     def proposal_diff(self, tree: Tree, goal: GoalView | None) -> PlanDiff | None:
         """What approving the goal's pending proposal replaces, keeps and adds (None without an apply proposal)."""
         plan = pending_proposal(goal) if goal is not None and goal.state != "corrupt" else None
-        over = self.of(tree, goal) if plan is not None else None
-        if over is None or plan is None or plan.decision != "apply":
+        if goal is None or plan is None or plan.decision != "apply" or not _readable(tree, goal):
             return None
-        try:
-            return plan_diff(over.tree, over.live, over.history, plan)
+
+        def history() -> GoalHistory:
+            over = self.of(tree, goal)
+            assert over is not None  # readable: checked above
+            return over.history
+
+        try:  # the pending plan compares with the live graph: its history is not read
+            return plan_diff(tree, goal, history, plan)
         except HarnError:
             return None
+
+
+def _readable(tree: Tree, goal: GoalView | None) -> bool:
+    """A goal with a history: not none, not the standalone row, its goal.json read."""
+    return (goal is not None and not is_standalone(goal) and goal.id in tree.goals
+            and tree.goals[goal.id].intent is not None)

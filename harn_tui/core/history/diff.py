@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,12 +44,16 @@ class PlanDiff:
         }
 
 
-def plan_diff(tree: Tree, live: GoalView, history: GoalHistory, plan: PlanView) -> PlanDiff:
-    """The diff of `plan` (a plan of the live goal `live`); Refused when it has no proposal to compare."""
+def plan_diff(tree: Tree, live: GoalView, history: Callable[[], GoalHistory], plan: PlanView) -> PlanDiff:
+    """The diff of `plan` (a plan of the live goal `live`); Refused when it has no proposal to compare.
+
+    `history` is asked for the goal's history only when the graph may have changed since the plan's request:
+    the latest, unapplied plan (the one an approval card shows) compares with the live graph, and reading a
+    thousand-entry history for it would cost the console tens of milliseconds per plan shown."""
     proposal = plan.proposal
     if proposal is None:
         raise Refused(f"plan {plan.id} is {plan.status} and has no proposal.json: nothing to compare")
-    then = live if _graph_unchanged_since_request(live, plan) else _at_request(tree, live, history, plan)
+    then = live if _graph_unchanged_since_request(live, plan) else _at_request(tree, live, history(), plan)
     before = Generation(then.generation, then.active_root, tuple(sorted(then.active_ids)))
     if proposal.decision != "apply" or proposal.root is None:
         return PlanDiff(plan.id, plan.status, before, None, (), (), ())

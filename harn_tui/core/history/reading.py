@@ -108,7 +108,7 @@ def show_at_document(layout: Layout, goal_id: str, at_text: str) -> dict[str, An
 
 
 def plan_diff_of(over: GoalOverTime, plan_id: str) -> PlanDiff:
-    return plan_diff(over.tree, over.live, over.history, plan_view(over.live, plan_id))
+    return plan_diff(over.tree, over.live, lambda: over.history, plan_view(over.live, plan_id))
 
 
 def plan_diff_document(layout: Layout, goal_id: str, plan_id: str) -> dict[str, Any]:
