@@ -29,7 +29,6 @@ import contextlib
 import hashlib
 import json
 import os
-import secrets
 import stat
 import time
 from collections.abc import Callable, Iterable
@@ -150,8 +149,10 @@ class ViewCache:
         if not _own_directory(self.directory):
             return
         self._remove_stale_temps()
+        from secrets import token_hex
+
         final = self.path(key)
-        temp = self.directory / f".{final.name}{TEMP_MARK}{secrets.token_hex(6)}"
+        temp = self.directory / f".{final.name}{TEMP_MARK}{token_hex(6)}"
         fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
         try:
             with os.fdopen(fd, "wb") as out:
