@@ -430,6 +430,8 @@ class HarnConsole(App[None]):
         if message.status == "on" and message.detail:  # a goal's io error: the loop keeps serving
             self.note("error", "embedded supervisor", message.detail)
             return
+        if message.status in ("off", "failed", "unavailable") and self._supervisor_thread is not None:
+            self._supervisor_thread.join(1.0)  # it posted this as its last act: once joined, `s` starts a new one
         self.supervisor_status = message.status if not message.detail else f"{message.status}: {message.detail}"
         if message.detail:
             self.note("warning", "embedded supervisor", f"{message.status}: {message.detail}")
