@@ -35,6 +35,7 @@ from harn_tui.agent.workspace import (
     repository_of,
     workspace_record,
 )
+from harn_tui.core.addresses import EVENTS
 from harn_tui.core.clock import now_iso
 from harn_tui.core.creation import ensure_tree_gitignore
 from harn_tui.core.errors import NotFound
@@ -187,7 +188,7 @@ class AgentRun:
         layout = self.attempt.layout
         assert layout is not None
         try:
-            log = JsonlTail(layout.work(self.attempt.work_id) / "events.jsonl", WORK_EVENTS_ADAPTER)
+            log = JsonlTail(layout.work(self.attempt.work_id) / EVENTS, WORK_EVENTS_ADAPTER)
             log.refresh()
         except (OSError, ValueError):
             return

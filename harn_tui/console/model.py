@@ -13,12 +13,13 @@ from pathlib import Path
 
 from harn_tui.console.transcripts import TranscriptTails
 from harn_tui.console.views import STANDALONE, standalone_goal
+from harn_tui.core.addresses import LOOP_LOCK, RUN_LEASE, TRANSCRIPT, Address, address_of
 from harn_tui.core.layout import Layout
 from harn_tui.core.leases import is_held
 from harn_tui.core.projection import GoalView, WorkResolver, project_goal
 from harn_tui.core.records import Proof, WorkEvent
 from harn_tui.core.rules import awaits_human, provenance_goal
-from harn_tui.core.tree import ApprovalFiles, Tree, WorkFiles, bulk_allocation
+from harn_tui.core.tree import ApprovalFiles, PlanFiles, Tree, WorkFiles, bulk_allocation
 
 TRANSITION_EVENTS = frozenset({
     "plan.applied", "plan.completed", "plan.rejected", "plan.retry_requested", "plan.reopened",
@@ -114,23 +115,22 @@ class ConsoleModel:
                 parts = Path(path).resolve().relative_to(base).parts
             except ValueError:
                 continue
-            if not parts or parts[0] == "cache":
+            address = address_of(parts)
+            if address is None:
                 continue
-            if parts[0] == "presence":
-                presence = True
+            if address.kind in ("presence", "service"):
+                presence |= address.kind == "presence"
+                services |= address.kind == "service"
                 continue
-            if parts[0] == "service":
-                services = True
+            if address.kind == "run" and address.name == TRANSCRIPT:
+                transcripts.add(address.id)
                 continue
-            if parts[0] == "runs" and len(parts) >= 3 and parts[2] == "transcript.jsonl":
-                transcripts.add(parts[1])
+            before = self._before(address)
+            if not self.tree.refresh_address(address):
                 continue
-            before = self._before(parts)
-            if not self.tree.refresh_path(Path(path)):
-                continue
-            touched |= self._goals_touched(parts)
-            self._classify(self._works_touched(parts))
-            seen.extend(self._after(parts, before))
+            touched |= self._goals_touched(address)
+            self._classify(self._works_touched(address))
+            seen.extend(self._after(address, before))
         self._reproject(touched)
         if self._standalone_dirty and self._refresh_standalone():
             touched.add(STANDALONE)
@@ -147,13 +147,13 @@ class ConsoleModel:
             run = self.tree.runs.get(run_id)
             if run is None:
                 continue
-            live = is_held(run.directory / "lease")
+            live = is_held(run.directory / RUN_LEASE)
             if live != run.live:
                 run.live = live
                 touched |= self._goals_of_work(work_id)
                 self._classify((work_id,))
         for goal in self.tree.goals.values():
-            held = is_held(goal.directory / "supervisor.lock")
+            held = is_held(goal.directory / LOOP_LOCK)
             if held != goal.loop_held:
                 goal.loop_held = held
                 touched.add(goal.id)
@@ -165,33 +165,35 @@ class ConsoleModel:
             touched.add(STANDALONE)
         return ModelUpdate(frozenset(touched))
 
-    def _before(self, parts: tuple[str, ...]) -> int:
-        if parts[0] == "work" and len(parts) >= 2 and parts[1] in self.tree.work:
-            return len(self.tree.work[parts[1]].events)
-        if parts[0] == "supervisors" and len(parts) >= 4 and parts[2] == "plans":
-            goal = self.tree.goals.get(parts[1])
-            plan = goal.plans.get(parts[3]) if goal is not None else None
+    def _plan(self, address: Address) -> PlanFiles | None:
+        goal = self.tree.goals.get(address.id)
+        return goal.plans.get(address.plan) if goal is not None and address.plan is not None else None
+
+    def _before(self, address: Address) -> int:
+        if address.kind == "work" and address.id in self.tree.work:
+            return len(self.tree.work[address.id].events)
+        if address.kind in ("plan", "revision"):
+            plan = self._plan(address)
             return len(plan.events) if plan is not None else 0
-        if parts[0] == "approvals" and len(parts) >= 2:
-            approval = self.tree.approvals.get(parts[1])
+        if address.kind == "approval":
+            approval = self.tree.approvals.get(address.id)
             return 1 if approval is not None and approval.decision is not None else 0
         return 0
 
-    def _after(self, parts: tuple[str, ...], before: int) -> list[SeenEvent]:
+    def _after(self, address: Address, before: int) -> list[SeenEvent]:
         found: list[SeenEvent] = []
-        if parts[0] == "work" and len(parts) >= 2 and parts[1] in self.tree.work:
-            work_id = parts[1]
+        if address.kind == "work" and address.id in self.tree.work:
+            work_id = address.id
             events = self.tree.work[work_id].events
             self._index_runs(self.tree.work[work_id])
             goal_id = min(self._work_goals.get(work_id, set()) or {""}) or None
             found = [SeenEvent(e.actor, e.event, work_id, goal_id, e.ts) for e in events[before:]]
-        elif parts[0] == "supervisors" and len(parts) >= 4 and parts[2] == "plans":
-            goal = self.tree.goals.get(parts[1])
-            plan = goal.plans.get(parts[3]) if goal is not None else None
+        elif address.kind in ("plan", "revision"):
+            plan = self._plan(address)
             if plan is not None:
-                found = [SeenEvent(e.actor, e.event, plan.id, parts[1], e.ts) for e in plan.events[before:]]
-        elif parts[0] == "approvals" and len(parts) >= 2 and before == 0:
-            approval = self.tree.approvals.get(parts[1])
+                found = [SeenEvent(e.actor, e.event, plan.id, address.id, e.ts) for e in plan.events[before:]]
+        elif address.kind == "approval" and before == 0:
+            approval = self.tree.approvals.get(address.id)
             if approval is not None and approval.decision is not None:
                 decision = approval.decision
                 goal_id = approval.request.goal_id if approval.request is not None else None
@@ -202,19 +204,16 @@ class ConsoleModel:
                 self.last_supervisor_event = event
         return found
 
-    def _goals_touched(self, parts: tuple[str, ...]) -> set[str]:
-        if len(parts) < 2:
-            return set()
-        top, name = parts[0], parts[1]
-        if top == "supervisors":
-            return {name}
-        if top == "work":
-            return self._goals_of_work(name)
-        if top == "runs":
-            work_id = self.tree.run_owner(name)
+    def _goals_touched(self, address: Address) -> set[str]:
+        if address.kind in ("goal", "plan", "revision"):
+            return {address.id}
+        if address.kind == "work":
+            return self._goals_of_work(address.id)
+        if address.kind == "run":
+            work_id = self.tree.run_owner(address.id)
             return self._goals_of_work(work_id) if work_id else set()
-        if top == "approvals":
-            approval = self.tree.approvals.get(name)
+        if address.kind == "approval":
+            approval = self.tree.approvals.get(address.id)
             if approval is None or approval.request is None:
                 return set()
             goals = self._goals_of_work(approval.request.work_id)
@@ -223,18 +222,15 @@ class ConsoleModel:
             return goals
         return set()
 
-    def _works_touched(self, parts: tuple[str, ...]) -> set[str]:
+    def _works_touched(self, address: Address) -> set[str]:
         """The work items a changed path belongs to (its own directory, a run of it, an approval of it)."""
-        if len(parts) < 2:
-            return set()
-        top, name = parts[0], parts[1]
-        if top == "work":
-            return {name}
-        if top == "runs":
-            work_id = self.tree.run_owner(name)
+        if address.kind == "work":
+            return {address.id}
+        if address.kind == "run":
+            work_id = self.tree.run_owner(address.id)
             return {work_id} if work_id else set()
-        if top == "approvals":
-            approval = self.tree.approvals.get(name)
+        if address.kind == "approval":
+            approval = self.tree.approvals.get(address.id)
             return {approval.request.work_id} if approval is not None and approval.request is not None else set()
         return set()
 

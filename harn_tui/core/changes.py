@@ -9,21 +9,20 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 
-from harn_tui.core.fsio import is_temp_name
+from harn_tui.core.addresses import LOOP_LOCK, RUN_LEASE, TRANSCRIPT, address_of
 
-QUIET_NAMES = frozenset({"lease", "supervisor.lock", "transcript.jsonl"})
-QUIET_TOPS = frozenset({"cache", "presence", "service"})
+QUIET_NAMES = frozenset({RUN_LEASE, LOOP_LOCK, TRANSCRIPT})
 
 
 Parts = tuple[str, ...]
 
 
 def wakes_the_loop(parts: Parts) -> bool:
-    """A change (its path's parts under `.harnery/`) that can change a decision: records and event logs, not
-    leases, transcripts, scratch, presence or service heartbeats, caches or temporary files."""
-    if not parts or parts[0] in QUIET_TOPS or "scratch" in parts:
-        return False
-    return parts[-1] not in QUIET_NAMES and not is_temp_name(parts[-1])
+    """A change (its path's parts under `.harnery/`) that can change a decision: records, event logs and new
+    directories (`core.addresses`), not leases, transcripts, presence or service heartbeats, and nothing
+    `address_of` does not name (scratch, caches, temporary files)."""
+    address = address_of(parts)
+    return address is not None and address.kind not in ("presence", "service") and address.name not in QUIET_NAMES
 
 
 def parts_under(bases: tuple[Path, ...], path: str | Path) -> Parts | None:

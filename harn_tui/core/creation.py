@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import TypeAdapter, ValidationError
 
 from harn_tui.core import sharing
+from harn_tui.core.addresses import EVENTS
 from harn_tui.core.clock import iso, now
 from harn_tui.core.errors import CorruptJournal, NotFound, Refused, UsageError
 from harn_tui.core.fsio import ensure_dir, fsync_dir, temp_path_for, write_record
@@ -192,7 +193,7 @@ def create_work(
             raise NotFound(f"dependency work {dependency} does not exist")
     directory = layout.work(work_id)
     with hold_lease(directory / "lease", f"work {work_id}"):
-        log: JsonlTail[Any] = JsonlTail(directory / "events.jsonl", WORK_EVENTS_ADAPTER)
+        log: JsonlTail[Any] = JsonlTail(directory / EVENTS, WORK_EVENTS_ADAPTER)
         if (directory / "intent.json").exists():
             prior = _created_without_event(directory, log, intent)
             if prior is None:

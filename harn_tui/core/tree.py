@@ -15,6 +15,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from harn_tui.core.addresses import (
+    APPROVAL_DECISION_RECORD,
+    APPROVAL_REQUEST_RECORD,
+    EVENTS,
+    GOAL_RECORD,
+    LOOP_LOCK,
+    PLAN_RECORDS,
+    REVISION_RECORDS,
+    RUN_LEASE,
+    TRANSCRIPT,
+    WORK_INTENT,
+    Address,
+    address_of,
+    revision_dir_name,
+)
 from harn_tui.core.errors import CorruptJournal
 from harn_tui.core.finish_note import read_note
 from harn_tui.core.fsio import is_temp_name
@@ -37,14 +52,6 @@ from harn_tui.core.records import (
     WorkIntent,
 )
 from harn_tui.core.records.events import PLAN_EVENTS_ADAPTER, WORK_EVENTS_ADAPTER
-
-PLAN_RECORDS = ("request.json", "proposal.json", "candidate.json", "review.json")
-REVISION_RECORDS = ("candidate.json", "review.json")
-
-
-def revision_dir_name(round_number: int) -> str:
-    """Revision round r (from 1) keeps its files in `plans/<plan-id>/revision-<r>/`; round 0 is the plan's own."""
-    return f"revision-{round_number}"
 
 
 @dataclass(slots=True)
@@ -77,7 +84,7 @@ class PlanFiles:
     loop_held: bool | None = None
 
     def __post_init__(self) -> None:
-        self.log = JsonlTail(self.directory / "events.jsonl", PLAN_EVENTS_ADAPTER)
+        self.log = JsonlTail(self.directory / EVENTS, PLAN_EVENTS_ADAPTER)
 
     @property
     def events(self) -> list[PlanEvent]:
@@ -128,7 +135,7 @@ class WorkFiles:
     problems: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        self.log = JsonlTail(self.directory / "events.jsonl", WORK_EVENTS_ADAPTER)
+        self.log = JsonlTail(self.directory / EVENTS, WORK_EVENTS_ADAPTER)
 
     @property
     def events(self) -> list[WorkEvent]:
@@ -162,7 +169,7 @@ class RunFiles:
     def probe(self) -> bool:
         """Re-probe whether the runner lives; a run whose runner is gone may have left its finish note (why its
         result could not be recorded). True if the liveness changed."""
-        live = is_held(self.directory / "lease")
+        live = is_held(self.directory / RUN_LEASE)
         self.unrecorded = None if live else read_note(self.directory, self.id)
         changed = live != self.live
         self.live = live
@@ -329,22 +336,22 @@ class Tree:
             self._read_goal_intent(goal)
             for plan_id in _ids_in(directory / "plans"):
                 self._load_plan(goal, plan_id)
-        goal.loop_held = is_held(directory / "supervisor.lock")
+        goal.loop_held = is_held(directory / LOOP_LOCK)
         self.version += 1
         return goal
 
     def _read_goal_intent(self, goal: GoalFiles) -> None:
-        path = goal.directory / "goal.json"
-        goal.problems.pop("goal.json", None)
+        path = goal.directory / GOAL_RECORD
+        goal.problems.pop(GOAL_RECORD, None)
         try:
             self._note(path)
             goal.intent = parse_record(path, read_bytes(path), GoalIntent)
             if goal.intent.id != goal.id:
-                goal.problems["goal.json"] = f"{path}: id {goal.intent.id!r} does not match its directory"
+                goal.problems[GOAL_RECORD] = f"{path}: id {goal.intent.id!r} does not match its directory"
         except FileNotFoundError:
-            goal.problems["goal.json"] = f"{path}: missing"
+            goal.problems[GOAL_RECORD] = f"{path}: missing"
         except CorruptJournal as error:
-            goal.problems["goal.json"] = error.message
+            goal.problems[GOAL_RECORD] = error.message
 
     def _load_plan(self, goal: GoalFiles, plan_id: str) -> PlanFiles:
         plan = PlanFiles(plan_id, goal.directory / "plans" / plan_id)
@@ -444,7 +451,7 @@ class Tree:
     def _read_work_intent(self, work: WorkFiles) -> None:
         self.intent_version += 1
         path = f"{work.directory}{os.sep}intent.json"
-        work.problems.pop("intent.json", None)
+        work.problems.pop(WORK_INTENT, None)
         try:
             self._note(path)
             body = read_bytes(path)
@@ -453,14 +460,14 @@ class Tree:
             return
         except CorruptJournal as error:
             work.intent = None
-            work.problems["intent.json"] = error.message
+            work.problems[WORK_INTENT] = error.message
             return
         try:
             work.intent = parse_record(path, body, WorkIntent)
             if work.intent.id != work.id:
-                work.problems["intent.json"] = f"{path}: id {work.intent.id!r} does not match its directory"
+                work.problems[WORK_INTENT] = f"{path}: id {work.intent.id!r} does not match its directory"
         except CorruptJournal as error:
-            work.problems["intent.json"] = error.message
+            work.problems[WORK_INTENT] = error.message
 
     def load_runs_of(self, work: WorkFiles) -> None:
         """Read the proof and liveness of every run the work's events name."""
@@ -510,7 +517,8 @@ class Tree:
         approval = ApprovalFiles(approval_id, self.layout.approval(approval_id))
         self.approvals[approval_id] = approval
         approval.problem = self._linked("approvals", approval.directory, approval_id)
-        names = () if approval.problem else (("request.json", ApprovalRequest), ("decision.json", ApprovalDecision))
+        names = () if approval.problem else (
+            (APPROVAL_REQUEST_RECORD, ApprovalRequest), (APPROVAL_DECISION_RECORD, ApprovalDecision))
         for name, model in names:
             path = approval.directory / name
             try:
@@ -634,7 +642,7 @@ class Tree:
             if run.proof is None and run.problem is None and file_identity(proof_path(self._runs_dir, run.id)):
                 self.load_run(run.id)
         for approval in list(self.approvals.values()):
-            if approval.decision is None and file_identity(approval.directory / "decision.json"):
+            if approval.decision is None and file_identity(approval.directory / APPROVAL_DECISION_RECORD):
                 self.load_approval(approval.id)
 
     def _linked(self, top: str, directory: Path | str, name: str) -> str | None:
@@ -655,84 +663,83 @@ class Tree:
             parts = path.resolve().relative_to(self.layout.base.resolve()).parts
         except ValueError:
             return False
-        if not parts or any(is_temp_name(part) for part in parts):
-            return False
-        changed = self._refresh_parts(parts)
+        address = address_of(parts)
+        return address is not None and self.refresh_address(address)
+
+    def refresh_address(self, address: Address) -> bool:
+        """Re-read the record or log `address` names; True if state changed."""
+        changed = self._refresh_address(address)
         if changed:
             self.version += 1
         return changed
 
-    def _refresh_parts(self, parts: tuple[str, ...]) -> bool:
-        top, rest = parts[0], parts[1:]
-        if not rest or not is_valid_id(rest[0]):
+    def _refresh_address(self, address: Address) -> bool:
+        if address.kind in ("goal", "plan", "revision"):
+            return self._refresh_goal_part(address)
+        if address.kind == "work":
+            return self._refresh_work_part(address.id, address.name)
+        if address.kind == "run":
+            if address.name != TRANSCRIPT and address.id in self.runs:
+                self.load_run(address.id)
+                return True
             return False
-        if top == "supervisors":
-            return self._refresh_goal_part(rest[0], rest[1:])
-        if top == "work":
-            return self._refresh_work_part(rest[0], rest[1:])
-        if top == "runs":
-            if rest[1:] in ((), ("proof.json",), ("lease",)):
-                run = self.runs.get(rest[0])
-                if run is not None:
-                    self.load_run(rest[0])
-                    return True
-            return False
-        if top == "approvals":
-            self.load_approval(rest[0])
+        if address.kind == "approval":
+            self.load_approval(address.id)
             return True
         return False
 
-    def _refresh_goal_part(self, goal_id: str, rest: tuple[str, ...]) -> bool:
+    def _refresh_goal_part(self, address: Address) -> bool:
+        goal_id = address.id
         goal = self.goals.get(goal_id)
-        if goal is None or not rest:
-            if (self.layout.goal(goal_id) / "goal.json").exists() or goal is not None:
+        if goal is None or (address.kind == "goal" and address.name is None):
+            if (self.layout.goal(goal_id) / GOAL_RECORD).exists() or goal is not None:
                 self.load_goal(goal_id)
                 return True
             return False
-        if rest == ("goal.json",):
-            self._read_goal_intent(goal)
+        if address.kind == "goal":
+            if address.name == GOAL_RECORD:
+                self._read_goal_intent(goal)
+                return True
+            if address.name == LOOP_LOCK:
+                held = is_held(goal.directory / LOOP_LOCK)
+                changed = held != goal.loop_held
+                goal.loop_held = held
+                return changed
+            return False  # the plans/ directory itself
+        assert address.plan is not None
+        plan = goal.plans.get(address.plan)
+        if plan is None or (address.kind == "plan" and address.name is None):
+            self._load_plan(goal, address.plan)
             return True
-        if rest == ("supervisor.lock",):
-            held = is_held(goal.directory / "supervisor.lock")
-            changed = held != goal.loop_held
-            goal.loop_held = held
-            return changed
-        if rest[0] != "plans" or len(rest) < 2 or not is_valid_id(rest[1]):
+        if address.kind == "plan":
+            if address.name == EVENTS:
+                changed = plan.log.refresh()
+                if changed:
+                    self._read_revisions(plan)
+                return changed
+            assert address.name is not None
+            self._read_plan_file(plan, address.name)
+            return True
+        revision = plan.revisions.get(address.round) if address.round is not None else None
+        if revision is None or address.name is None:
             return False
-        plan = goal.plans.get(rest[1])
-        if plan is None or len(rest) == 2:
-            self._load_plan(goal, rest[1])
-            return True
-        if rest[2] == "events.jsonl":
-            changed = plan.log.refresh()
-            if changed:
-                self._read_revisions(plan)
-            return changed
-        if rest[2] in PLAN_RECORDS and len(rest) == 3:
-            self._read_plan_file(plan, rest[2])
-            return True
-        revision = next((r for r in plan.revisions.values() if r.directory.name == rest[2]), None)
-        if revision is not None and len(rest) == 4 and rest[3] in REVISION_RECORDS:
-            self._read_revision_file(revision, rest[3])
-            return True
-        return False
+        self._read_revision_file(revision, address.name)
+        return True
 
-    def _refresh_work_part(self, work_id: str, rest: tuple[str, ...]) -> bool:
+    def _refresh_work_part(self, work_id: str, name: str | None) -> bool:
         work = self.work.get(work_id)
-        if work is None or not rest:
+        if work is None or name is None:
             self.load_named_by(self.load_work(work_id))
             return True
-        if rest == ("intent.json",):
+        if name == WORK_INTENT:
             self._read_work_intent(work)
             self._touch(work_id)
             return True
-        if rest == ("events.jsonl",):
-            changed = work.log.refresh()
-            if changed:
-                self._touch(work_id)
-                self.load_named_by(work)
-            return changed
-        return False
+        changed = work.log.refresh()  # its events.jsonl
+        if changed:
+            self._touch(work_id)
+            self.load_named_by(work)
+        return changed
 
     def run_owner(self, run_id: str) -> str | None:
         """The work whose events started `run_id`, among the loaded work."""
@@ -761,7 +768,7 @@ class Tree:
                     self._touch(work.id)
                     changed = True
         for goal in self.goals.values():
-            held = is_held(goal.directory / "supervisor.lock")
+            held = is_held(goal.directory / LOOP_LOCK)
             if held != goal.loop_held:
                 goal.loop_held = held
                 changed = True
@@ -808,14 +815,14 @@ def aborted_goal(goal: GoalFiles) -> bool:
     Whole-tree readers leave it out, as SPEC 2 does for a plan directory without request.json; the same
     `supervisor create --id` completes it."""
     return (goal.intent is None and not goal.plans and "directory" not in goal.problems
-            and not os.path.lexists(goal.directory / "goal.json"))
+            and not os.path.lexists(goal.directory / GOAL_RECORD))
 
 
 def aborted_work(work: WorkFiles) -> bool:
     """A work directory whose creation (`work create`, a plan's materialization) died before `intent.json` was
     linked: no intent, no event. Whole-tree readers leave it out; repeating the creation completes it."""
     return (work.intent is None and not work.problems and not work.log.events and not work.log.torn
-            and work.log.problem is None and not (work.directory / "intent.json").exists())
+            and work.log.problem is None and not (work.directory / WORK_INTENT).exists())
 
 
 def _plain_dirs(directory: Path) -> set[str]:

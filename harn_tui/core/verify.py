@@ -10,6 +10,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from harn_tui.core import sharing
+from harn_tui.core.addresses import EVENTS
 from harn_tui.core.errors import CorruptJournal
 from harn_tui.core.fsio import is_temp_name
 from harn_tui.core.journal import describe_validation, read_bytes
@@ -43,7 +44,7 @@ def verify_tree(layout: Layout) -> list[dict[str, str]]:
         for message in goal.problems.values():
             add(goal.directory / "goal.json", message)
         for plan in goal.plans.values():
-            if plan.request is None and (plan.directory / "events.jsonl").exists():
+            if plan.request is None and (plan.directory / EVENTS).exists():
                 add(plan.directory, "plan events without request.json")
             for message in plan.problems.values():
                 add(plan.directory, message)
@@ -79,7 +80,7 @@ def verify_tree(layout: Layout) -> list[dict[str, str]]:
                 if event.event == "plan.applied":
                     for work_id in event.work_ids:
                         if work_id not in tree.work or tree.work[work_id].intent is None:
-                            add(plan.directory / "events.jsonl", f"applied work {work_id} is not materialized")
+                            add(plan.directory / EVENTS, f"applied work {work_id} is not materialized")
     return problems
 
 

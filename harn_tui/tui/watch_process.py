@@ -26,7 +26,7 @@ from pathlib import Path
 
 from watchfiles import Change, watch
 
-from harn_tui.core.fsio import is_temp_name
+from harn_tui.core.addresses import address_of
 
 DEBOUNCE_MS = 80
 STEP_MS = 20
@@ -34,28 +34,13 @@ POLL_DELAY_MS = 200
 WAKE_MS = 250
 MTIME_SLACK_S = 2.0
 NICENESS = 10
-WANTED = {
-    "supervisors": {"goal.json", "supervisor.lock", "request.json", "proposal.json", "candidate.json",
-                    "review.json", "events.jsonl"},
-    "work": {"intent.json", "events.jsonl"},
-    "runs": {"proof.json", "lease", "transcript.jsonl"},
-    "approvals": {"request.json", "decision.json"},
-}
 
 
 def relevant(parts: tuple[str, ...]) -> bool:
-    """Only records, logs and leases the console reads; never temp files, scratch dirs or the cache."""
-    if not parts or any(is_temp_name(part) for part in parts):
-        return False
-    top = parts[0]
-    if top in ("presence", "service"):
-        return len(parts) == 2 and parts[1].endswith(".json")
-    wanted = WANTED.get(top)
-    if wanted is None:
-        return False
-    if len(parts) == 2 or (top == "supervisors" and len(parts) in (3, 4) and parts[2] == "plans"):
-        return True  # a new goal, plan, work, run or approval directory
-    return parts[-1] in wanted and "scratch" not in parts
+    """Only what the console reads (`core.addresses`): records, logs, leases and transcripts of runs, presence
+    and service files, and new goal, plan, work, run and approval directories; never temp files, scratch
+    directories or the cache."""
+    return address_of(parts) is not None
 
 
 def modified_since(base: Path, since: float) -> Iterator[str]:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from harn_tui.core.addresses import EVENTS, revision_dir_name
 from harn_tui.core.clock import now_iso
 from harn_tui.core.faults import fault_point
 from harn_tui.core.fsio import record_bytes, write_immutable
@@ -41,7 +42,6 @@ from harn_tui.core.records.events import PLAN_EVENTS_ADAPTER
 from harn_tui.core.records.plan import PlannerRevision
 from harn_tui.core.specialists import FailureKind, SpecialistCall, SpecialistFailure, call_specialist
 from harn_tui.core.transitions.lost import repair_lost_attempts
-from harn_tui.core.tree import revision_dir_name
 from harn_tui.core.writer import SUPERVISOR_ACTOR, append_event
 
 PLAN_ACTIONS = frozenset(ACTION_TRIGGERS)
@@ -193,7 +193,7 @@ def _proposal(context: PlanContext, answer: ValidReply) -> Proposal:
 
 
 def _log(context: PlanContext) -> JsonlTail[Any]:
-    return JsonlTail(context.directory / "events.jsonl", PLAN_EVENTS_ADAPTER)
+    return JsonlTail(context.directory / EVENTS, PLAN_EVENTS_ADAPTER)
 
 
 def _goal_lease(context: PlanContext) -> AbstractContextManager[None]:

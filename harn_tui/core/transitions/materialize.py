@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from pydantic import ValidationError
 
+from harn_tui.core.addresses import EVENTS
 from harn_tui.core.errors import CorruptJournal, Refused
 from harn_tui.core.faults import fault_point
 from harn_tui.core.fsio import ensure_dir, fsync_dir, write_record
@@ -113,7 +114,7 @@ def _inspect(layout: Layout, intent: WorkIntent) -> _Step:
     linked = directory_problem(directory)
     if linked is not None:
         raise Refused(f"work {intent.id}: {linked}; materialization fails closed")
-    log: JsonlTail[WorkEvent] = JsonlTail(directory / "events.jsonl", WORK_EVENTS_ADAPTER)
+    log: JsonlTail[WorkEvent] = JsonlTail(directory / EVENTS, WORK_EVENTS_ADAPTER)
     log.refresh()
     if log.problem is not None:
         raise Refused(f"work {intent.id} exists with a damaged log ({log.problem}); materialization fails closed")

@@ -15,6 +15,7 @@ from textual.widget import Widget
 
 from harn_tui.console.views import is_standalone, pending_proposal, retry_eligibility
 from harn_tui.console.workspaces import diffable_attempts
+from harn_tui.core.addresses import EVENTS
 from harn_tui.core.projection import GoalView, WorkView
 from harn_tui.core.rules import approval_decide, pending_approval, plan_reopen, work_accept, work_cancel, work_reopen
 from harn_tui.tui import dispatch as requests
@@ -119,7 +120,7 @@ class TransitionActions:
     # ----- plan verbs
 
     def _plan_events(self, goal_id: str, plan_id: str) -> list[Path]:
-        return [self.model.layout.plan(goal_id, plan_id) / "events.jsonl"]
+        return [self.model.layout.plan(goal_id, plan_id) / EVENTS]
 
     def action_approve_plan(self) -> None:
         goal = self.goal
@@ -186,7 +187,7 @@ class TransitionActions:
     # ----- work verbs
 
     def _work_events(self, work_id: str) -> list[Path]:
-        return [self.model.layout.work(work_id) / "events.jsonl"]
+        return [self.model.layout.work(work_id) / EVENTS]
 
     def _work_context(self, work: WorkView) -> Content:
         return lines([label("work", f"{work.id} — {work.title}"), label("state", f"{work.state}: {work.reason}")])
@@ -266,7 +267,7 @@ class TransitionActions:
         if goal is None:
             return
         refresh = [self.model.layout.goal(goal.id)]
-        refresh += [self.model.layout.work(w) / "events.jsonl" for w in goal.governed_work_ids]
+        refresh += [self.model.layout.work(w) / EVENTS for w in goal.governed_work_ids]
         self.console.tick(goal.id, refresh)
 
     def action_toggle_supervisor(self) -> None:
