@@ -255,7 +255,7 @@ def supervisor_show(ctx: Context) -> Result:
 
         return goal_document(layout, goal_id)
 
-    return Result(cached_read(layout.base, f"show-{goal_id}", read, whole_tree=False))
+    return Result(cached_read(layout.base, f"show~{goal_id}", read, whole_tree=False))
 
 
 def supervisor_history(ctx: Context) -> Result:
@@ -322,10 +322,15 @@ def supervisor_status(ctx: Context) -> Result:
 
 
 def plan_list(ctx: Context) -> Result:
-    from harn_tui.core.queries import require_readable, show_goal
+    layout, goal_id = ctx.layout(), ctx.arg("goal")
 
-    goal = require_readable(show_goal(ctx.layout(), ctx.arg("goal")))
-    return Result({"goal_id": goal.id, "plans": [p.to_json() for p in goal.plans]})
+    def read() -> tuple[Any, Tree]:
+        from harn_tui.core.queries import require_readable, shown_goal
+
+        tree, goal = shown_goal(layout, goal_id)
+        return {"goal_id": require_readable(goal).id, "plans": [p.to_json() for p in goal.plans]}, tree
+
+    return Result(cached_read(layout.base, f"plans~{goal_id}", read, whole_tree=False))
 
 
 def plan_show(ctx: Context) -> Result:
@@ -394,9 +399,14 @@ def work_create(ctx: Context) -> Result:
 
 
 def work_list(ctx: Context) -> Result:
-    from harn_tui.core.queries import list_work
+    layout = ctx.layout()
 
-    return Result(list_work(ctx.layout()))
+    def read() -> tuple[Any, Tree]:
+        from harn_tui.core.queries import work_list_document
+
+        return work_list_document(layout)
+
+    return Result(cached_read(layout.base, "work-list", read, whole_tree=True))
 
 
 def work_show(ctx: Context) -> Result:
@@ -408,7 +418,7 @@ def work_show(ctx: Context) -> Result:
         tree, view, goal_id = load_work_view(layout, work_id)
         return work_document(tree, view, goal_id), tree
 
-    return Result(cached_read(layout.base, f"work-{work_id}", read, whole_tree=True))
+    return Result(cached_read(layout.base, f"work~{work_id}", read, whole_tree=True))
 
 
 def work_run(ctx: Context) -> Result:
@@ -459,9 +469,14 @@ def work_cancel(ctx: Context) -> Result:
 
 
 def approval_list(ctx: Context) -> Result:
-    from harn_tui.core.queries import list_approvals
+    layout = ctx.layout()
 
-    return Result(list_approvals(ctx.layout()))
+    def read() -> tuple[Any, Tree]:
+        from harn_tui.core.queries import approvals_document
+
+        return approvals_document(layout)
+
+    return Result(cached_read(layout.base, "approval-list", read, whole_tree=True))
 
 
 def approval_show(ctx: Context) -> Result:

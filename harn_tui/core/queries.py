@@ -224,6 +224,11 @@ def work_diff(layout: Layout, work_id: str, run_id: str | None = None) -> dict[s
 
 
 def list_work(layout: Layout) -> dict[str, Any]:
+    return work_list_document(layout)[0]
+
+
+def work_list_document(layout: Layout) -> tuple[dict[str, Any], Tree]:
+    """`work list`, and the tree it was read from."""
     tree = Tree.load(layout)
     view = project_tree(tree)
     resolver = WorkResolver(tree)
@@ -235,7 +240,7 @@ def list_work(layout: Layout) -> dict[str, Any]:
         item = item or resolver.view(work_id)
         if item is not None:
             items.append({**item.to_json(), "goal_id": goal_id})
-    return {"work": items}
+    return {"work": items}, tree
 
 
 def pending(layout: Layout, with_questions: bool = False) -> dict[str, Any]:
@@ -300,6 +305,11 @@ def load_approval_tree(layout: Layout, approval_id: str) -> Tree:
 
 
 def list_approvals(layout: Layout) -> dict[str, Any]:
+    return approvals_document(layout)[0]
+
+
+def approvals_document(layout: Layout) -> tuple[dict[str, Any], Tree]:
+    """`approval list`, and the tree it was read from."""
     tree = Tree.load(layout)
     return {"approvals": [approval_document(tree, a) for a in sorted(tree.approvals)
-                          if tree.approvals[a].request is not None]}
+                          if tree.approvals[a].request is not None]}, tree

@@ -65,7 +65,9 @@ def harn(root: Path, *argv: str, cache: bool = True) -> tuple[int, str]:
 def reads(goals: dict[str, Any]) -> list[tuple[str, ...]]:
     review = goals["review"]
     return [("supervisor", "show", review["id"], "--json"), ("supervisor", "list", "--json"), ("pending", "--json"),
-            ("pending",), ("work", "show", review["frontier_work_id"], "--json"), ("supervisor", "show", review["id"])]
+            ("pending",), ("work", "show", review["frontier_work_id"], "--json"), ("supervisor", "show", review["id"]),
+            ("work", "list", "--json"), ("approval", "list", "--json"), ("supervisor", "plan", "list", review["id"],
+                                                                          "--json")]
 
 
 def entry(root: Path, key: str) -> Path:
@@ -87,7 +89,7 @@ def test_an_unchanged_tree_is_read_from_the_cache_without_the_record_models(
         f"    code = main({['--root', str(root)]!r} + sys.argv[1:])\n"
         "print(code, 'pydantic' in sys.modules, out.getvalue(), sep='\\n', end='')\n"
     )
-    for argv in reads(goals)[:5]:
+    for argv in [*reads(goals)[:5], *reads(goals)[6:]]:
         result = subprocess.run([sys.executable, "-c", probe, *argv], capture_output=True, text=True,
                                 env=harn_env(), check=True)
         code, models, document = result.stdout.split("\n", 2)
@@ -104,8 +106,8 @@ def test_every_change_to_the_tree_is_seen(tree: tuple[Path, dict[str, Any]]) -> 
         ("supervisor", "plan", "approve", proposed["id"], proposed["latest_plan_id"]),
     ]
     everything = [*reads(goals), ("supervisor", "show", proposed["id"], "--json")]
-    keys = [f"show-{review['id']}", "list", "pending", "pending-questions", f"work-{review['frontier_work_id']}",
-            f"show-{proposed['id']}"]
+    keys = [f"show~{review['id']}", "list", "pending", "pending-questions", f"work~{review['frontier_work_id']}",
+            f"show~{proposed['id']}"]
     cache = ViewCache((root / ".harnery").absolute())
     for step in steps:
         time.sleep(2 * SETTLED_NS / 1e9)  # what the last step wrote has settled: the reads below keep entries
@@ -129,18 +131,18 @@ def test_a_loop_that_starts_or_stops_is_seen_though_no_file_changed(tree: tuple[
     show = ("supervisor", "show", goal_id, "--json")
     harn(root, *show)
     cache = ViewCache((root / ".harnery").absolute())
-    assert cache.get(f"show-{goal_id}") is not None
+    assert cache.get(f"show~{goal_id}") is not None
     fd = os.open(root / ".harnery" / "supervisors" / goal_id / "supervisor.lock", os.O_RDWR | os.O_CREAT, 0o600)
     try:
         time.sleep(2 * SETTLED_NS / 1e9)  # the lock file itself is new: let it settle
         harn(root, *show)
-        assert cache.get(f"show-{goal_id}") is not None
+        assert cache.get(f"show~{goal_id}") is not None
         fcntl.flock(fd, fcntl.LOCK_EX)
-        assert cache.get(f"show-{goal_id}") is None, "the loop's lease is held now: the entry no longer holds"
+        assert cache.get(f"show~{goal_id}") is None, "the loop's lease is held now: the entry no longer holds"
         assert harn(root, *show) == harn(root, *show, cache=False)
     finally:
         os.close(fd)
-    assert cache.get(f"show-{goal_id}") is None, "released again"
+    assert cache.get(f"show~{goal_id}") is None, "released again"
 
 
 def damage(path: Path, outside: Path, kind: str) -> None:
@@ -200,14 +202,14 @@ def test_a_damaged_foreign_or_hostile_entry_is_ignored_and_rewritten(
     show = ("supervisor", "show", goal_id, "--json")
     truth = harn(root, *show, cache=False)
     harn(root, *show)
-    path = entry(root, f"show-{goal_id}")
+    path = entry(root, f"show~{goal_id}")
     outside = tmp_path / "outside"
     outside.mkdir()
     damage(path, outside, kind)
     assert harn(root, *show) == truth
     replaceable = kind != "a directory"
     cache = ViewCache((root / ".harnery").absolute())
-    assert (cache.get(f"show-{goal_id}") == json.loads(truth[1])) is replaceable
+    assert (cache.get(f"show~{goal_id}") == json.loads(truth[1])) is replaceable
 
 
 def test_a_cache_directory_of_another_account_is_not_read(tree: tuple[Path, dict[str, Any]]) -> None:
@@ -217,7 +219,7 @@ def test_a_cache_directory_of_another_account_is_not_read(tree: tuple[Path, dict
     harn(root, *show)
     cache = ViewCache((root / ".harnery").absolute())
     cache.directory.chmod(0o777)
-    assert cache.get(f"show-{goal_id}") is None
+    assert cache.get(f"show~{goal_id}") is None
     assert harn(root, *show) == harn(root, *show, cache=False)
 
 
@@ -231,7 +233,7 @@ def fuzzed(built: tuple[Path, dict[str, Any]], tmp_path_factory: pytest.TempPath
         patch.setattr(view_cache, "SETTLED_NS", 0)
         patch.delenv("HARN_NO_VIEW_CACHE", raising=False)
         harn(root, "supervisor", "show", goal_id, "--json")
-    return root, goal_id, entry(root, f"show-{goal_id}").read_bytes()
+    return root, goal_id, entry(root, f"show~{goal_id}").read_bytes()
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
@@ -253,7 +255,7 @@ def test_any_damage_to_an_entry_reads_the_records(data: st.DataObject, fuzzed: t
                 del body[max(at, 1):]
             else:
                 body[at:at] = data.draw(st.binary(min_size=1, max_size=64), label="bytes")
-        entry(root, f"show-{goal_id}").write_bytes(bytes(body))
+        entry(root, f"show~{goal_id}").write_bytes(bytes(body))
         assert harn(root, *show) == truth
 
 
