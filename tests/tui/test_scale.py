@@ -7,11 +7,14 @@ from typing import Any
 
 import pytest
 
+from harn_tui.console.graph import graph_rows
 from harn_tui.core.layout import Layout
 from harn_tui.core.queries import pending
+from harn_tui.tui.widgets.content_view import ContentView
 from harn_tui.tui.widgets.findings import FindingsPanel
 from harn_tui.tui.widgets.goals import GoalsPanel
 from harn_tui.tui.widgets.graph import GraphPanel
+from harn_tui.tui.widgets.plans import history_content
 from tests.tui import builders as b
 from tests.tui import scenarios as s
 from tests.tui.conftest import Factory
@@ -88,8 +91,15 @@ async def test_n_and_shift_n_walk_the_decisions_in_pending_order(everything: Lay
         seen = []
         for _ in queue:
             await pilot.press("n")
-            await pilot.pause()
+            await pilot.pause(0.3)  # the selection rests: the next decision's goal is built ahead
             seen.append((app.main.goal_id, app.main.context()))
+            goal = app.main.goal
+            assert goal is not None
+            graph = app.main.query_one(GraphPanel)
+            assert graph._order == [row.key for row in graph_rows(goal)], "the graph of the goal `n` went to"
+            if app.main.context() == "plans":
+                diff = app.main.over_time.proposal_diff(app.main.model.tree, goal)
+                assert app.main.query_one("#plans-body", ContentView).text == history_content(goal, diff).plain
         assert seen == [(s.PLAN_GOAL, "plans"), (s.ATTENTION_GOAL, "attention"), (s.REVIEW_GOAL, "findings"),
                         (s.APPROVAL_GOAL, "graph")]
         assert app.main.query_one(GraphPanel).work_id_at_cursor == "migrate"

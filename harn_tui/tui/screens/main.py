@@ -22,6 +22,7 @@ from harn_tui.console.history import OverTime, PastView
 from harn_tui.console.model import ConsoleModel, ModelUpdate
 from harn_tui.console.views import STANDALONE, console_decisions, first_needing_human, review_queue
 from harn_tui.console.workspaces import diffable_attempts
+from harn_tui.core.decisions import Decision
 from harn_tui.core.projection import GoalView
 from harn_tui.core.rules import pending_approval
 from harn_tui.tui.commands import ConsoleCommands, bindings
@@ -202,8 +203,23 @@ class MainScreen(TransitionActions, Screen[None]):
         """Fill the hidden History tab of the goal the selection rests on: a goal with a thousand entries takes
         longer to read and lay out than a key may, so `7` finds it ready (and shows it without rebuilding)."""
         self._history = None
-        if not self.console.closing and self.active_tab() != "history":
+        if self.console.closing:
+            return
+        if self.active_tab() != "history":
             self.refresh_tab("history")
+        self._prepare_next_decision()
+
+    def _prepare_next_decision(self) -> None:
+        """Build the graph rows and the plans of the goal the next `n` goes to, while the operator reads."""
+        decision = self._decision_after(1)
+        if decision is None:
+            return
+        goal = self.model.goal_view(decision.goal_id or STANDALONE)
+        if goal is None or goal.id == self.goal_id:
+            return
+        self.query_one(GraphPanel).prepare(goal)
+        if DECISION_PANELS[decision.kind] == "plans":
+            self.query_one(PlanHistory).prepare(goal, self.over_time.proposal_diff(self.model.tree, goal))
 
     def show_goal_panels(self) -> None:
         """Mark every tab stale and refill the visible one; a hidden tab is refilled when it is shown."""
@@ -353,12 +369,9 @@ class MainScreen(TransitionActions, Screen[None]):
     def action_next_decision(self, step: int) -> None:
         """Go to the next (`step` 1) or previous (-1) decision waiting for a human, oldest first: select its goal
         and focus the panel holding it, with its item selected, so its own keys decide it."""
-        decisions = self.console.decisions or console_decisions(self.model)
-        if not decisions:
+        decision = self._decision_after(step)
+        if decision is None:
             return
-        keys = [decision.key for decision in decisions]
-        here = keys.index(self.decision_at) if self.decision_at in keys else (-1 if step > 0 else 0)
-        decision = decisions[(here + step) % len(decisions)]
         self.decision_at = decision.key
         goal_id = decision.goal_id or STANDALONE
         if goal_id not in {goal.id for goal in self.visible_goals()}:
@@ -372,6 +385,15 @@ class MainScreen(TransitionActions, Screen[None]):
         if decision.kind == "review_work" and decision.work_id:
             self.query_one(FindingsPanel).table.select_key(decision.work_id)
         self.refresh_bindings()
+
+    def _decision_after(self, step: int) -> Decision | None:
+        """The decision `n` (`step` 1) or `N` (-1) goes to from the last one it went to, oldest first."""
+        decisions = self.console.decisions or console_decisions(self.model)
+        if not decisions:
+            return None
+        keys = [decision.key for decision in decisions]
+        here = keys.index(self.decision_at) if self.decision_at in keys else (-1 if step > 0 else 0)
+        return decisions[(here + step) % len(decisions)]
 
     # ----- the past
 

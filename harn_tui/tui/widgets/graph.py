@@ -58,19 +58,32 @@ class GraphPanel(KeyedTable):
         set_border(self, title="Goal graph")
         self.goal_id: str | None = None
         self.layout_rows: dict[str, GraphRow] = {}
+        self._prepared: tuple[GoalView, list[GraphRow], list[Row]] | None = None
 
-    def show(self, goal: GoalView | None, *, prefer_work: str | None = None) -> None:
+    def _rows(self, goal: GoalView | None) -> tuple[list[GraphRow], list[Row]]:
+        if self._prepared is not None and goal is not None and self._prepared[0] is goal:
+            return self._prepared[1], self._prepared[2]
         rows = graph_rows(goal) if goal is not None and goal.state != "corrupt" else []
         if goal is not None and goal.state == "corrupt":
             why = under_root(goal.reason, self.root)
             rows = [GraphRow("note:corrupt", "note", f"goal {goal.id} is corrupt: {why}")]
+        return rows, [graph_row(row) for row in rows]
+
+    def prepare(self, goal: GoalView) -> None:
+        """Build the rows of `goal` ahead (the goal `n` goes to next), so showing it then only fills the table;
+        kept while that goal's view is the one shown (a live update replaces the view)."""
+        rows, cells = self._rows(goal)
+        self._prepared = (goal, rows, cells)
+
+    def show(self, goal: GoalView | None, *, prefer_work: str | None = None) -> None:
+        rows, cells = self._rows(goal)
         changed_goal = goal is None or goal.id != self.goal_id
         self.goal_id = goal.id if goal is not None else None
         self.layout_rows = {row.key: row for row in rows}
         prefer = f"item:{prefer_work}" if prefer_work else None
         if changed_goal and prefer is None:
             prefer = next((r.key for r in rows if r.kind == "item"), None)
-        self.sync([graph_row(row) for row in rows], prefer=prefer)
+        self.sync(cells, prefer=prefer)
         if is_standalone(goal):
             set_border(self, subtitle="work that belongs to no goal, waiting for a human")
         elif goal is not None and goal.state != "corrupt":

@@ -175,6 +175,7 @@ class PlanHistory(Vertical):
         super().__init__(**kwargs)
         self.goal_id: str | None = None
         self.pending_id: str | None = None
+        self._prepared: tuple[GoalView, PlanDiff | None, Content] | None = None
         set_border(self, title="Plan history")
 
     def compose(self) -> ComposeResult:
@@ -189,12 +190,24 @@ class PlanHistory(Vertical):
     def body(self) -> ContentView:
         return self.query_one("#plans-body", ContentView)
 
+    def _content(self, goal: GoalView | None, diff: PlanDiff | None) -> Content:
+        found = self._prepared
+        if found is not None and goal is not None and found[0] is goal and found[1] == diff:
+            return found[2]
+        return history_content(goal, diff)
+
+    def prepare(self, goal: GoalView, diff: PlanDiff | None) -> None:
+        """Build (and wrap) the plans of `goal` ahead, as the graph does for the goal `n` goes to next."""
+        content = self._content(goal, diff)
+        self._prepared = (goal, diff, content)
+        self.body.prepare(content)
+
     def show(self, goal: GoalView | None, diff: PlanDiff | None = None) -> None:
         same = goal is not None and goal.id == self.goal_id
         self.goal_id = goal.id if goal is not None else None
         proposal = pending_proposal(goal) if goal is not None else None
         self.pending_id = proposal.id if proposal is not None else None
-        self.body.update(history_content(goal, diff), keep_scroll=same)
+        self.body.update(self._content(goal, diff), keep_scroll=same)
         buttons = self.query_one("#plan-buttons")
         if buttons.display != (proposal is not None):
             buttons.display = proposal is not None
