@@ -506,8 +506,8 @@ class MainScreen(TransitionActions, Screen[None]):
     def _focus_moved(self, event: DescendantFocus) -> None:
         if not isinstance(event.widget, GoalsPanel):
             self.flush_goal()
-        graph = self.query_one(GraphPanel)
-        if event.widget is graph:
+        graph = event.widget
+        if isinstance(graph, GraphPanel):
             self.show_tab("item")
             if graph.work_id_at_cursor != self.query_one(ItemDetail).shown_work or "item" in self.stale:
                 self.show_item()
