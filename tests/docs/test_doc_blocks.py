@@ -4,7 +4,9 @@ Sybil finds the blocks. A ```sh block runs as one bash script (`set -e`) and mus
 a session: each `$ ` line is a command, the lines under it the output it shows. The whole session runs in one
 bash (so a variable set by one command reaches the next), stdout and stderr together, and each command's output
 must match what the page shows (`…` stands for any text within a line, a line of `…` alone for any lines) and
-its exit code must be 0, or non-zero when the shown output starts `harn: ` (a refusal). A block a reader would
+its exit code must be 0, or non-zero when the shown output starts `harn: ` (a refusal). The console blocks of a
+page run in order, each starting where the one before it ended: its directory, shell functions and variables
+carry over, as in the reader's terminal. A block a reader would
 not run as it stands (it installs, needs root or a cluster, opens the console, or shows a session on goals the
 page does not set up) is marked illustrative with `<!-- skip: next "illustrative: WHY" -->` before it.
 
@@ -76,9 +78,19 @@ def _pattern(shown: list[str]) -> re.Pattern[str]:
     return re.compile("".join(parts))
 
 
+def _carried(state: Path, script: str) -> str:
+    """`script` run in the shell state (directory, functions, variables) the page's previous session left in
+    `state`, and leaving its own there. Only what the page set is kept: not bash's own variables."""
+    base = "declare -A __base; for __v in $(compgen -v); do __base[$__v]=1; done\n"
+    keep = ("{ declare -f; for __v in $(compgen -v); do [[ $__v == __* || -n ${__base[$__v]} ]] || declare -p \"$__v\";"
+            " done; printf 'cd %q\\n' \"$PWD\"; }")
+    return f"{base}[ -f {state} ] && . {state}\n{script}{keep} >{state}.new 2>/dev/null && mv {state}.new {state}\n"
+
+
 def run_console(example: Example) -> str | None:
     steps = _session(str(example.parsed))
     script = "exec 2>&1\n" + "".join(f"{command}\nprintf '\\n{MARK} %s\\n' $?\n" for command, _ in steps)
+    script = _carried(example.namespace["shell_state"], script)
     merged = _bash(script, example.namespace["cwd"]).stdout
     pieces = re.split(rf"\n{MARK} (\d+)\n", merged)  # [output, code, output, code, ..., the rest]
     for number, (command, shown) in enumerate(steps):
@@ -98,11 +110,13 @@ SYBIL = Sybil(parsers=[CodeBlockParser("sh", run_sh), CodeBlockParser("console",
 
 @pytest.mark.parametrize("page", PAGES, ids=[str(p.relative_to(CHECKOUT)) for p in PAGES])
 def test_every_shell_block_of_the_page_runs_as_shown(page: Path, tmp_path: Path) -> None:
-    (tmp_path / ".venv").symlink_to(Path(sys.prefix))
-    (tmp_path / "tests" / "fixtures").mkdir(parents=True)
-    (tmp_path / "tests" / "fixtures" / "examples").symlink_to(CHECKOUT / "tests" / "fixtures" / "examples")
+    cwd = tmp_path / "page"
+    (cwd / "tests" / "fixtures").mkdir(parents=True)
+    (cwd / ".venv").symlink_to(Path(sys.prefix))
+    (cwd / "tests" / "fixtures" / "examples").symlink_to(CHECKOUT / "tests" / "fixtures" / "examples")
     document = SYBIL.parse(page)
-    document.namespace["cwd"] = tmp_path
+    document.namespace["cwd"] = cwd
+    document.namespace["shell_state"] = tmp_path / "shell-state"
     for example in document:
         try:
             example.evaluate()
