@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import getpass
 import os
-from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
@@ -26,9 +25,9 @@ def resolve_actor(explicit: str | None, layout: Layout | None = None) -> str:
     return check_id(actor, "actor")
 
 
-@dataclass(frozen=True)
 class Context:
-    args: argparse.Namespace
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.args = args
 
     @property
     def json(self) -> bool:

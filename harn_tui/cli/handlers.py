@@ -5,9 +5,8 @@ from __future__ import annotations
 import json
 import os
 import sys
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from harn_tui.cli.context import Context
 from harn_tui.core.view_cache import cached_read
@@ -18,8 +17,7 @@ if TYPE_CHECKING:
     from harn_tui.core.tree import Tree
 
 
-@dataclass(frozen=True)
-class Result:
+class Result(NamedTuple):
     document: Any
     exit_code: int = 0
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from harn_tui.core.errors import NotFound
 from harn_tui.core.ids import check_id
@@ -56,9 +56,9 @@ def _holds_tree(directory: Path, refuse: bool = False) -> bool:
         return False
 
 
-@dataclass(frozen=True)
-class Layout:
-    """Paths of one tree. Every method validates the IDs it is given."""
+class Layout(NamedTuple):
+    """Paths of one tree. Every method validates the IDs it is given. A named tuple, not a dataclass: every CLI
+    verb makes one, and `dataclasses` is a fifth of a read served from the view cache."""
 
     root: Path
 

@@ -14,8 +14,8 @@ import os
 import pwd
 import stat
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from harn_tui.core.errors import SystemRefused, UsageError, system_refused
 from harn_tui.core.ids import check_id
@@ -165,8 +165,7 @@ def is_member(gid: int) -> bool:
     return gid == os.getegid() or gid in os.getgroups()
 
 
-@dataclass(frozen=True)
-class Drift:
+class Drift(NamedTuple):
     """An entry of a shared tree whose group or mode breaks the rules, and whether this run repaired it."""
 
     path: str
