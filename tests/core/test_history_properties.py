@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import tempfile
 from pathlib import Path
@@ -190,5 +191,9 @@ def test_every_prefix_projects_as_a_tree_rebuilt_from_it(sequence: list[Op]) -> 
             finally:
                 for lease in held:
                     lease.release()
-            assert over.view_at(position).to_json() == expected, f"entry {position}: {entries[position - 1]}"
+            # a problem names its path: the same file under either root (goal.created and the work it needs may
+            # share a millisecond, and then sort before it: the past then misses the root, as the prefix does)
+            past = json.dumps(over.view_at(position).to_json()).replace(str(layout.root), "ROOT")
+            rebuilt_json = json.dumps(expected).replace(str(target.root), "ROOT")
+            assert json.loads(past) == json.loads(rebuilt_json), f"entry {position}: {entries[position - 1]}"
         assert over.view_at(len(entries)) == over.live, "the whole history is the present"
