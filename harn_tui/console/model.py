@@ -19,7 +19,8 @@ from harn_tui.core.leases import is_held
 from harn_tui.core.projection import GoalView, WorkResolver, project_goal
 from harn_tui.core.records import Proof, WorkEvent
 from harn_tui.core.rules import awaits_human, provenance_goal
-from harn_tui.core.tree import ApprovalFiles, PlanFiles, Tree, WorkFiles, bulk_allocation
+from harn_tui.core.tree import Tree, bulk_allocation
+from harn_tui.core.tree_files import ApprovalFiles, PlanFiles, WorkFiles
 
 TRANSITION_EVENTS = frozenset({
     "plan.applied", "plan.completed", "plan.rejected", "plan.retry_requested", "plan.reopened",

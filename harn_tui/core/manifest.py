@@ -13,7 +13,7 @@ from harn_tui.core.proof_intake import bounded_reason
 from harn_tui.core.records import AttemptManifest, GoalIntent, Proof, WorkIntent
 from harn_tui.core.records.common import CRITERIA_MAX
 from harn_tui.core.records.run import AttemptContext, AttemptWorkspaces, GitWorkspace, PriorAttempt, WorkContext
-from harn_tui.core.tree import RunFiles, WorkFiles
+from harn_tui.core.tree_files import RunFiles, WorkFiles
 
 
 def prior_synopsis(view: WorkView, intent: WorkIntent, runs: Mapping[str, RunFiles]) -> PriorAttempt | None:

@@ -11,7 +11,6 @@ import gc
 import hashlib
 import os
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +22,6 @@ from harn_tui.core.addresses import (
     LOOP_LOCK,
     PLAN_RECORDS,
     REVISION_RECORDS,
-    RUN_LEASE,
     TRANSCRIPT,
     WORK_INTENT,
     Address,
@@ -31,10 +29,9 @@ from harn_tui.core.addresses import (
     revision_dir_name,
 )
 from harn_tui.core.errors import CorruptJournal
-from harn_tui.core.finish_note import read_note
 from harn_tui.core.fsio import is_temp_name
 from harn_tui.core.ids import check_id, is_valid_id
-from harn_tui.core.journal import FileIdentity, JsonlTail, identity_of, parse_record, read_bytes
+from harn_tui.core.journal import FileIdentity, JsonlTail, parse_record, read_bytes
 from harn_tui.core.layout import Layout
 from harn_tui.core.leases import is_held
 from harn_tui.core.reader_bounds import directory_problem
@@ -42,189 +39,25 @@ from harn_tui.core.records import (
     ApprovalDecision,
     ApprovalRequest,
     GoalIntent,
-    PlanEvent,
     PlanRequest,
-    PlanRevisionRequested,
     Proof,
     Proposal,
     ReviewReceipt,
-    WorkEvent,
     WorkIntent,
 )
-from harn_tui.core.records.events import PLAN_EVENTS_ADAPTER, WORK_EVENTS_ADAPTER
-
-
-@dataclass(slots=True)
-class RevisionFiles:
-    """One revision round's candidate (with its digest) and review receipt, as far as they were written."""
-
-    round: int
-    directory: Path
-    candidate: Proposal | None = None
-    candidate_sha256: str | None = None
-    review: ReviewReceipt | None = None
-    problems: dict[str, str] = field(default_factory=dict)
-
-
-@dataclass(slots=True)
-class PlanFiles:
-    id: str
-    directory: Path
-    request: PlanRequest | None = None
-    proposal: Proposal | None = None
-    proposal_sha256: str | None = None
-    candidate: Proposal | None = None
-    candidate_sha256: str | None = None
-    review: ReviewReceipt | None = None
-    log: JsonlTail[PlanEvent] = field(init=False)
-    problems: dict[str, str] = field(default_factory=dict)
-    # revision round -> its files, for every round a `plan.revision_requested` event opened
-    revisions: dict[int, RevisionFiles] = field(default_factory=dict)
-    # a past point's liveness of this plan (`history.past`); None: the goal's `supervisor.lock` tells
-    loop_held: bool | None = None
-
-    def __post_init__(self) -> None:
-        self.log = JsonlTail(self.directory / EVENTS, PLAN_EVENTS_ADAPTER)
-
-    @property
-    def events(self) -> list[PlanEvent]:
-        return self.log.events
-
-    @property
-    def problem(self) -> str | None:
-        found = [*self.problems.values(), *(p for r in self.revisions.values() for p in r.problems.values()),
-                 *([self.log.problem] if self.log.problem else [])]
-        return found[0] if found else None
-
-    def opened_rounds(self) -> list[int]:
-        """The revision rounds the log says were opened, in order."""
-        return [e.round for e in self.events if isinstance(e, PlanRevisionRequested)]
-
-
-@dataclass(slots=True)
-class GoalFiles:
-    id: str
-    directory: Path
-    intent: GoalIntent | None = None
-    plans: dict[str, PlanFiles] = field(default_factory=dict)
-    problems: dict[str, str] = field(default_factory=dict)
-    loop_held: bool = False
-
-    def ordered_plans(self) -> list[PlanFiles]:
-        """Plans with a request, in sequence order; aborted creations (no request.json) are left out."""
-        real = [plan for plan in self.plans.values() if plan.request is not None]
-        return sorted(real, key=lambda plan: (plan.request.sequence if plan.request else 0, plan.id))
-
-    @property
-    def problem(self) -> str | None:
-        if self.problems:
-            return next(iter(self.problems.values()))
-        for plan in self.ordered_plans():
-            if plan.problem:
-                return plan.problem
-        broken = [p.problem for p in self.plans.values() if p.request is None and p.problems]
-        return broken[0] if broken else None
-
-
-@dataclass(slots=True)
-class WorkFiles:
-    id: str
-    directory: Path
-    intent: WorkIntent | None = None
-    log: JsonlTail[WorkEvent] = field(init=False)
-    problems: dict[str, str] = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        self.log = JsonlTail(self.directory / EVENTS, WORK_EVENTS_ADAPTER)
-
-    @property
-    def events(self) -> list[WorkEvent]:
-        return self.log.events
-
-    @property
-    def problem(self) -> str | None:
-        if self.problems:
-            return next(iter(self.problems.values()))
-        if self.intent is None:
-            return f"{self.directory / 'intent.json'}: missing"
-        return self.log.problem
-
-
-@dataclass(slots=True)
-class RunFiles:
-    """One run's proof and liveness. `runs_dir` is the shared `runs/` directory (a large tree has 100k runs)."""
-
-    id: str
-    runs_dir: Path
-    live: bool = False
-    proof: Proof | None = None
-    proof_sha256: str | None = None
-    problem: str | None = None
-    unrecorded: str | None = None
-
-    @property
-    def directory(self) -> Path:
-        return self.runs_dir / self.id
-
-    def probe(self) -> bool:
-        """Re-probe whether the runner lives; a run whose runner is gone may have left its finish note (why its
-        result could not be recorded). True if the liveness changed."""
-        live = is_held(self.directory / RUN_LEASE)
-        self.unrecorded = None if live else read_note(self.directory, self.id)
-        changed = live != self.live
-        self.live = live
-        return changed
-
-
-@dataclass(frozen=True, slots=True)
-class RunsOfWork:
-    """What one work log says about its runs (`Tree.runs_told`), with the log and `key` (its `changes` and event
-    count) it was read from.
-
-    - `started`: every run, in the order its attempt started;
-    - `unfinished`: started and not finished, a park being no finish (their leases are probed for liveness);
-    - `running`: started or resumed and not finished or parked since (an attempt whose runner may be lost).
-
-    The proofs of every run but the latest are history: no decision reads them (see `Tree.refresh_scoped`).
-    """
-
-    log: JsonlTail[Any]
-    key: tuple[int, int]
-    started: tuple[str, ...]
-    unfinished: tuple[str, ...]
-    running: tuple[str, ...]
-
-    @classmethod
-    def of(cls, work: WorkFiles, key: tuple[int, int]) -> RunsOfWork:
-        started: dict[str, None] = {}
-        finished: set[str] = set()
-        running: dict[str, None] = {}
-        for event in work.events:
-            if event.event == "attempt.started":
-                started[event.run_id] = None
-                running[event.run_id] = None
-            elif event.event == "attempt.resumed":
-                running[event.run_id] = None
-            elif event.event == "attempt.finished":
-                running.pop(event.run_id, None)
-                if event.status != "parked":
-                    finished.add(event.run_id)
-        order = tuple(started)
-        return cls(work.log, key, order, tuple(run_id for run_id in order if run_id not in finished), tuple(running))
-
-
-def proof_path(runs_dir: Path, run_id: str) -> str:
-    """The path of a run's proof as a scoped tree notes it."""
-    return f"{runs_dir}{os.sep}{run_id}{os.sep}proof.json"
-
-
-@dataclass(slots=True)
-class ApprovalFiles:
-    id: str
-    directory: Path
-    request: ApprovalRequest | None = None
-    decision: ApprovalDecision | None = None
-    problem: str | None = None
+from harn_tui.core.tree_files import (
+    ApprovalFiles,
+    GoalFiles,
+    PlanFiles,
+    RevisionFiles,
+    RunFiles,
+    RunsOfWork,
+    WorkFiles,
+    aborted_goal,
+    aborted_work,
+    file_identity,
+    proof_path,
+)
 
 
 class Tree:
@@ -799,30 +632,6 @@ def bulk_allocation(freeze: bool) -> Iterator[None]:
     finally:
         if enabled:
             gc.enable()
-
-
-def file_identity(path: Path | str) -> FileIdentity | None:
-    """What tells one version of a file from another without reading it; None if there is no file."""
-    try:
-        found = os.stat(path, follow_symlinks=False)
-    except OSError:
-        return None
-    return identity_of(found)
-
-
-def aborted_goal(goal: GoalFiles) -> bool:
-    """A goal directory whose `supervisor create` died before `goal.json` was linked: no goal.json, no plan.
-    Whole-tree readers leave it out, as SPEC 2 does for a plan directory without request.json; the same
-    `supervisor create --id` completes it."""
-    return (goal.intent is None and not goal.plans and "directory" not in goal.problems
-            and not os.path.lexists(goal.directory / GOAL_RECORD))
-
-
-def aborted_work(work: WorkFiles) -> bool:
-    """A work directory whose creation (`work create`, a plan's materialization) died before `intent.json` was
-    linked: no intent, no event. Whole-tree readers leave it out; repeating the creation completes it."""
-    return (work.intent is None and not work.problems and not work.log.events and not work.log.torn
-            and work.log.problem is None and not (work.directory / WORK_INTENT).exists())
 
 
 def _plain_dirs(directory: Path) -> set[str]:

@@ -37,7 +37,15 @@ from harn_tui.core.service import ServiceStatus, live_services
 from harn_tui.core.write_probe import write_refusal
 from harn_tui.tui.dispatch import Request, run_request, tick_summary
 from harn_tui.tui.forms.base import TransitionForm
-from harn_tui.tui.messages import Dispatched, SupervisorStatus, TreeChanged
+from harn_tui.tui.messages import (
+    Dispatched,
+    FormRequested,
+    SupervisorStatus,
+    SupervisorToggleRequested,
+    TickRequested,
+    TransitionRequested,
+    TreeChanged,
+)
 from harn_tui.tui.screens.main import MainScreen
 from harn_tui.tui.textual_compat import app_closing
 from harn_tui.tui.watcher import TreeWatcher
@@ -436,6 +444,20 @@ class HarnConsole(App[None]):
         if message.detail:
             self.note("warning", "embedded supervisor", f"{message.status}: {message.detail}")
         self.refresh_header_if_ready()
+
+    # ----- what screens ask for
+
+    def on_transition_requested(self, message: TransitionRequested) -> None:
+        self.dispatch(message.request, message.refresh)
+
+    def on_form_requested(self, message: FormRequested) -> None:
+        self.open_form(message.form, message.done)
+
+    def on_tick_requested(self, message: TickRequested) -> None:
+        self.tick(message.goal_id, message.refresh)
+
+    def on_supervisor_toggle_requested(self, message: SupervisorToggleRequested) -> None:
+        self.toggle_supervisor()
 
     # ----- forms
 

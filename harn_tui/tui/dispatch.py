@@ -13,8 +13,17 @@ from typing import Any
 from harn_tui.core.errors import HarnError, harn_error_of
 from harn_tui.core.executors import LOCAL, Executor
 from harn_tui.core.layout import Layout
-from harn_tui.tui.messages import DispatchResult
 from harn_tui.tui.text import counted
+
+
+@dataclass(frozen=True)
+class DispatchResult:
+    """What one transition dispatch ended with: `ok` and the core's words (verbatim on refusal)."""
+
+    title: str
+    ok: bool
+    message: str
+    outcome: str | None = None
 
 
 @dataclass(frozen=True)

@@ -32,10 +32,9 @@ from harn_tui.core.errors import HarnError
 from harn_tui.core.layout import Layout
 from harn_tui.tui import app as app_module
 from harn_tui.tui.app import HarnConsole
-from harn_tui.tui.dispatch import Request
+from harn_tui.tui.dispatch import DispatchResult, Request
 from harn_tui.tui.forms.accept import AcceptForm
 from harn_tui.tui.forms.reopen import ReopenForm
-from harn_tui.tui.messages import DispatchResult
 from harn_tui.tui.screens.main import decision_panel
 from harn_tui.tui.screens.transitions import PANELS
 from harn_tui.tui.widgets.goals import GoalsPanel

@@ -13,7 +13,8 @@ from typing import Any, Literal
 
 from harn_tui.core.journal import JsonlTail
 from harn_tui.core.records import GoalIntent
-from harn_tui.core.tree import ApprovalFiles, GoalFiles, PlanFiles, Tree, WorkFiles
+from harn_tui.core.tree import Tree
+from harn_tui.core.tree_files import ApprovalFiles, GoalFiles, PlanFiles, WorkFiles
 
 Source = Literal["goal", "plan", "work", "approval"]
 SOURCE_RANK: dict[str, int] = {"goal": 0, "plan": 1, "work": 2, "approval": 3}

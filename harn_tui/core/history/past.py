@@ -19,7 +19,8 @@ from typing import Any
 from harn_tui.core.history.entries import GoalHistory, HistoryEntry
 from harn_tui.core.journal import JsonlTail
 from harn_tui.core.projection.plans import plan_status
-from harn_tui.core.tree import ApprovalFiles, GoalFiles, PlanFiles, RevisionFiles, RunFiles, Tree, WorkFiles
+from harn_tui.core.tree import Tree
+from harn_tui.core.tree_files import ApprovalFiles, GoalFiles, PlanFiles, RevisionFiles, RunFiles, WorkFiles
 
 REVIEW_EVENTS = frozenset({"plan.reviewed", "plan.attention", "plan.revision_requested"})
 NO_OUTCOME = frozenset({"plan.requested", "plan.reviewed", "plan.revision_requested", "damaged"})

@@ -20,10 +20,11 @@ from typing import TYPE_CHECKING, Any
 from harn_tui.core.projection.plans import PlanView, project_plan
 from harn_tui.core.projection.work import WorkView
 from harn_tui.core.records import GoalIntent
-from harn_tui.core.tree import PlanFiles, RunFiles, Tree, WorkFiles
+from harn_tui.core.tree import Tree
+from harn_tui.core.tree_files import PlanFiles, RunFiles, WorkFiles
 
 if TYPE_CHECKING:
-    from harn_tui.core.projection.goal import GoalView
+    from harn_tui.core.projection.goal_view import GoalView
 
 
 class WorkEntry:

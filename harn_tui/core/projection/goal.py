@@ -2,93 +2,23 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
-
 from harn_tui.core.projection.cache import GoalMemo, GoalShape, ProjectionCache, cache_for
 from harn_tui.core.projection.fingerprint import cached_fingerprint
 from harn_tui.core.projection.fingerprint import graph_fingerprint as graph_fingerprint
+from harn_tui.core.projection.goal_view import GoalView as GoalView
 from harn_tui.core.projection.plans import PlanView
 from harn_tui.core.projection.resolver import WorkResolver
 from harn_tui.core.projection.shape import goal_shape
 from harn_tui.core.projection.work import WorkView
 from harn_tui.core.records import GoalIntent
 from harn_tui.core.rules import (
-    GoalAction,
     GoalDecision,
     GoalSituation,
-    GoalState,
-    PlanStatus,
     decide_goal,
     goal_rule_1_corrupt,
 )
-from harn_tui.core.tree import GoalFiles, Tree
-
-
-@dataclass(frozen=True, slots=True)
-class GoalView:
-    id: str
-    title: str
-    state: GoalState
-    next_action: GoalAction
-    reason: str
-    intent: GoalIntent | None
-    active_root: str | None
-    generation: int
-    attempts_used: int
-    attempts_remaining: int
-    replans_used: int
-    replans_remaining: int
-    milestones_completed: int
-    pending_plan_id: str | None
-    attention_plan_id: str | None
-    latest_plan_status: PlanStatus | None
-    governed_work_ids: tuple[str, ...]
-    active_ids: tuple[str, ...]
-    work: tuple[WorkView, ...]
-    plans: tuple[PlanView, ...]
-    problems: tuple[dict[str, str], ...]
-    graph_fingerprint: str
-    mission_complete: bool
-    rule: int = 0  # the number of the goal rule that decided `state` (0 for a view no rule decided)
-
-    @property
-    def needs_human(self) -> bool:
-        return self.state == "awaiting_attention"
-
-    @property
-    def latest_plan(self) -> PlanView | None:
-        return self.plans[-1] if self.plans else None
-
-    def work_item(self, work_id: str) -> WorkView | None:
-        return next((w for w in self.work if w.id == work_id), None)
-
-    def plan(self, plan_id: str) -> PlanView | None:
-        return next((p for p in self.plans if p.id == plan_id), None)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "title": self.title,
-            "state": self.state,
-            "next_action": self.next_action,
-            "reason": self.reason,
-            "root_work_id": self.active_root,
-            "generation": self.generation,
-            "attempts_used": self.attempts_used,
-            "attempts_remaining": self.attempts_remaining,
-            "replans_used": self.replans_used,
-            "replans_remaining": self.replans_remaining,
-            "milestones_completed": self.milestones_completed,
-            "pending_plan_id": self.pending_plan_id,
-            "attention_plan_id": self.attention_plan_id,
-            "latest_plan_status": self.latest_plan_status,
-            "graph_fingerprint": self.graph_fingerprint,
-            "governed_work_ids": list(self.governed_work_ids),
-            "work": [w.to_json() for w in self.work],
-            "plans": [p.to_json() for p in self.plans],
-            "problems": list(self.problems),
-        }
+from harn_tui.core.tree import Tree
+from harn_tui.core.tree_files import GoalFiles
 
 
 def project_goal(tree: Tree, goal_id: str, resolver: WorkResolver | None = None) -> GoalView:

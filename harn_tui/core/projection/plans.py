@@ -7,7 +7,7 @@ from typing import Any
 
 from harn_tui.core.records import PlanEvent, PlanRequest, PlanRevisionRequested, Proposal, ReviewReceipt
 from harn_tui.core.rules import PlanStatus
-from harn_tui.core.tree import PlanFiles, RevisionFiles
+from harn_tui.core.tree_files import PlanFiles, RevisionFiles
 
 OUTCOME_EVENTS: dict[str, PlanStatus] = {
     "plan.rejected": "rejected",

@@ -8,7 +8,7 @@ from typing import Any
 
 from harn_tui.core.records import Finding, WorkEvent
 from harn_tui.core.rules import AttemptStatus, WorkAction, WorkState
-from harn_tui.core.tree import ApprovalFiles, RunFiles, WorkFiles
+from harn_tui.core.tree_files import ApprovalFiles, RunFiles, WorkFiles
 
 UNCHARGED_CLASSES = frozenset({"upstream", "environment"})
 UNCHARGED_STREAK_LIMIT = 3

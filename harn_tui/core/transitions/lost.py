@@ -9,7 +9,8 @@ from collections.abc import Iterable
 from harn_tui.core.finish_note import read_note
 from harn_tui.core.leases import is_held
 from harn_tui.core.records import AttemptFinished
-from harn_tui.core.tree import Tree, WorkFiles
+from harn_tui.core.tree import Tree
+from harn_tui.core.tree_files import WorkFiles
 from harn_tui.core.writer import SUPERVISOR_ACTOR, append_event
 
 LOST_REASON = "lost"

@@ -24,7 +24,8 @@ from harn_tui.core.reader_bounds import directory_problem
 from harn_tui.core.records import AttemptFinished, GoalIntent
 from harn_tui.core.rules import governing_goal, provenance_goal
 from harn_tui.core.transitions.lost import repair_lost_attempts
-from harn_tui.core.tree import GoalFiles, PlanFiles, Tree, WorkFiles
+from harn_tui.core.tree import Tree
+from harn_tui.core.tree_files import GoalFiles, PlanFiles, WorkFiles
 
 OWNER_RETRIES = 3
 

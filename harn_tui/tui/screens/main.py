@@ -7,7 +7,7 @@ selects the first goal that needs a human and shows the panel holding its decisi
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING
+from typing import cast
 
 from textual import on
 from textual.app import ComposeResult
@@ -26,6 +26,7 @@ from harn_tui.core.decisions import Decision
 from harn_tui.core.projection import GoalView
 from harn_tui.core.rules import pending_approval
 from harn_tui.tui.commands import ConsoleCommands, bindings
+from harn_tui.tui.messages import ConsoleHost
 from harn_tui.tui.screens.diff import DiffScreen
 from harn_tui.tui.screens.transitions import PANELS, TransitionActions
 from harn_tui.tui.text import literal, under_root
@@ -41,9 +42,6 @@ from harn_tui.tui.widgets.keyed_table import KeyedTable
 from harn_tui.tui.widgets.plans import PlanHistory
 from harn_tui.tui.widgets.tabs import TabLine
 from harn_tui.tui.widgets.titles import mark_focus
-
-if TYPE_CHECKING:
-    from harn_tui.tui.app import HarnConsole
 
 TABBED = ("attention", "plans", "findings", "item", "history")
 QUIET_STATES = frozenset({"succeeded", "running"})  # need nothing: done, or at work with nobody to ask
@@ -96,8 +94,8 @@ class MainScreen(TransitionActions, Screen[None]):
         self._painted = False  # the first frame is on the terminal (work ahead waits for it)
 
     @property
-    def console(self) -> HarnConsole:
-        return self.app  # type: ignore[return-value]
+    def console(self) -> ConsoleHost:
+        return cast(ConsoleHost, self.app)  # the app this screen runs in: `HarnConsole` satisfies it
 
     @property
     def goal(self) -> GoalView | None:
@@ -295,7 +293,7 @@ class MainScreen(TransitionActions, Screen[None]):
         work = self.focused_work()
         diffs = diffable_attempts(work, self.model.proof) if work is not None else []
         if diffs:
-            self.console.push_screen(DiffScreen(diffs, self.model.layout.root))
+            self.app.push_screen(DiffScreen(diffs, self.model.layout.root))
 
     def action_focus_panel(self, name: str) -> None:
         self.focus_panel(name)

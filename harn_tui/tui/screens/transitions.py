@@ -7,7 +7,7 @@ address when it is invoked; the core re-checks everything under the lease and it
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from textual.content import Content
@@ -22,15 +22,24 @@ from harn_tui.tui import dispatch as requests
 from harn_tui.tui.forms.accept import AcceptAnswer, AcceptForm
 from harn_tui.tui.forms.reason import ReasonAnswer, ReasonForm
 from harn_tui.tui.forms.reopen import ReopenAnswer, ReopenForm
+from harn_tui.tui.messages import (
+    ConsoleHost,
+    FormRequested,
+    SupervisorToggleRequested,
+    TickRequested,
+    TransitionRequested,
+)
 from harn_tui.tui.text import label, lines
 from harn_tui.tui.widgets.attention import eligibility_content
 
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from textual.message import Message
+
     from harn_tui.console.history import PastView
     from harn_tui.console.model import ConsoleModel
-    from harn_tui.tui.app import HarnConsole
+    from harn_tui.tui.forms.base import TransitionForm
 
 PANELS = ("goals", "graph", "attention", "plans", "findings", "item", "history")
 PLAN_CONTEXTS = frozenset({"goals", "attention", "plans"})
@@ -53,9 +62,18 @@ class TransitionActions:
         @property
         def goal(self) -> GoalView | None: ...
         @property
-        def console(self) -> HarnConsole: ...
+        def console(self) -> ConsoleHost: ...
         focused: Widget | None
         def query_one(self, selector: Any, expect_type: Any = None) -> Any: ...
+        def post_message(self, message: Message) -> bool: ...
+
+    # ----- asking the app (messages: the screen never imports it)
+
+    def _dispatch(self, request: requests.Request, refresh: Sequence[Path] = ()) -> None:
+        self.post_message(TransitionRequested(request, refresh))
+
+    def _open_form(self, form: TransitionForm[Any], done: Callable[[Any], None]) -> None:
+        self.post_message(FormRequested(form, done))
 
     # ----- what the focus addresses
 
@@ -127,7 +145,7 @@ class TransitionActions:
         plan = pending_proposal(goal) if goal is not None else None
         if goal is None or plan is None:
             return
-        self.console.dispatch(requests.approve_plan(goal.id, plan.id), self._plan_events(goal.id, plan.id))
+        self._dispatch(requests.approve_plan(goal.id, plan.id), self._plan_events(goal.id, plan.id))
 
     def action_reject_plan(self) -> None:
         goal = self.goal
@@ -179,10 +197,10 @@ class TransitionActions:
 
         def done(answer: ReasonAnswer | None) -> None:
             if answer is not None and answer.reason:
-                self.console.dispatch(request(goal_id, plan_id, answer.reason), self._plan_events(goal_id, plan_id))
+                self._dispatch(request(goal_id, plan_id, answer.reason), self._plan_events(goal_id, plan_id))
 
         form = ReasonForm(title, context, required=True, submit_label=submit, allowed=allowed)
-        self.console.open_form(form, done)
+        self._open_form(form, done)
 
     # ----- work verbs
 
@@ -200,10 +218,10 @@ class TransitionActions:
 
         def done(answer: AcceptAnswer | None) -> None:
             if answer is not None:
-                self.console.dispatch(requests.accept_work(work_id, answer.dispositions, answer.reason),
+                self._dispatch(requests.accept_work(work_id, answer.dispositions, answer.reason),
                                       self._work_events(work_id))
 
-        self.console.open_form(AcceptForm(work_id, self._work_context(work), list(work.open_findings)), done)
+        self._open_form(AcceptForm(work_id, self._work_context(work), list(work.open_findings)), done)
 
     def action_reopen_work(self) -> None:
         work = self.focused_work()
@@ -213,10 +231,10 @@ class TransitionActions:
 
         def done(answer: ReopenAnswer | None) -> None:
             if answer is not None:
-                self.console.dispatch(requests.reopen_work(work_id, answer.findings, answer.reason),
+                self._dispatch(requests.reopen_work(work_id, answer.findings, answer.reason),
                                       self._work_events(work_id))
 
-        self.console.open_form(ReopenForm(work_id, self._work_context(work)), done)
+        self._open_form(ReopenForm(work_id, self._work_context(work)), done)
 
     def action_cancel_work(self) -> None:
         work = self.focused_work()
@@ -228,10 +246,10 @@ class TransitionActions:
 
         def done(answer: ReasonAnswer | None) -> None:
             if answer is not None:
-                self.console.dispatch(requests.cancel_work(work_id, answer.reason), self._work_events(work_id))
+                self._dispatch(requests.cancel_work(work_id, answer.reason), self._work_events(work_id))
 
         form = ReasonForm(f"Cancel work {work_id}?", context, required=False, submit_label="Cancel work")
-        self.console.open_form(form, done)
+        self._open_form(form, done)
 
     def _approval_paths(self, approval_id: str) -> list[Path]:
         return [self.model.layout.approval(approval_id) / "decision.json"]
@@ -241,7 +259,7 @@ class TransitionActions:
         approval_id = pending_approval(work) if work is not None else None
         if approval_id is None:
             return
-        self.console.dispatch(requests.decide_request(approval_id, "approve", None), self._approval_paths(approval_id))
+        self._dispatch(requests.decide_request(approval_id, "approve", None), self._approval_paths(approval_id))
 
     def action_deny_request(self) -> None:
         work = self.focused_work()
@@ -254,11 +272,11 @@ class TransitionActions:
 
         def done(answer: ReasonAnswer | None) -> None:
             if answer is not None:
-                self.console.dispatch(requests.decide_request(approval_id, "deny", answer.reason),
+                self._dispatch(requests.decide_request(approval_id, "deny", answer.reason),
                                       self._approval_paths(approval_id))
 
         form = ReasonForm(f"Deny request {approval_id}", context, required=False, submit_label="Deny")
-        self.console.open_form(form, done)
+        self._open_form(form, done)
 
     # ----- goal verbs
 
@@ -268,8 +286,8 @@ class TransitionActions:
             return
         refresh = [self.model.layout.goal(goal.id)]
         refresh += [self.model.layout.work(w) / EVENTS for w in goal.governed_work_ids]
-        self.console.tick(goal.id, refresh)
+        self.post_message(TickRequested(goal.id, refresh))
 
     def action_toggle_supervisor(self) -> None:
-        self.console.toggle_supervisor()
+        self.post_message(SupervisorToggleRequested())
 
