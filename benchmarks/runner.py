@@ -54,8 +54,11 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--heavy-repeats", type=int, default=5, help="samples per whole-tree load (default 5)")
     parser.add_argument("--only", default=",".join(GROUPS), help=f"comma-separated groups of {', '.join(GROUPS)}")
     parser.add_argument("--no-enforce", action="store_true", help="measure without judging (smoke runs)")
-    parser.add_argument("--ray", action="store_true",
-                        help="measure only the Ray executor's figures, on a two-node cluster it starts (needs ray)")
+    parser.add_argument(
+        "--ray",
+        action="store_true",
+        help="measure only the Ray executor's figures, on a two-node cluster it starts (needs ray)",
+    )
     parser.add_argument("--json", type=Path, help="also write the figures as JSON to this file")
     parser.add_argument("--cache-dir", type=Path, help="where generated trees are cached")
     return parser.parse_args(argv)

@@ -67,9 +67,15 @@ class Accounts:
 
     def env(self, account: Account, extra: Mapping[str, str] | None = None) -> dict[str, str]:
         env = {
-            "PATH": f"{Path(self.python).parent}:/usr/local/bin:/usr/bin:/bin", "HOME": str(account.home),
-            "USER": account.name, "LOGNAME": account.name, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
-            "PYTHONPATH": self.pythonpath, "PYTHONDONTWRITEBYTECODE": "1", "HARN_LEASE_TIMEOUT_S": "20",
+            "PATH": f"{Path(self.python).parent}:/usr/local/bin:/usr/bin:/bin",
+            "HOME": str(account.home),
+            "USER": account.name,
+            "LOGNAME": account.name,
+            "LANG": "C.UTF-8",
+            "LC_ALL": "C.UTF-8",
+            "PYTHONPATH": self.pythonpath,
+            "PYTHONDONTWRITEBYTECODE": "1",
+            "HARN_LEASE_TIMEOUT_S": "20",
             "TERM": os.environ.get("TERM", "xterm-256color"),
         }
         if self.library_path:
@@ -80,20 +86,41 @@ class Accounts:
     def argv(self, account: Account, command: Sequence[str]) -> list[str]:
         return ["setpriv", f"--reuid={account.uid}", f"--regid={account.gid}", "--init-groups", "--", *command]
 
-    def run(self, account: Account, command: Sequence[str], *, umask: int = 0o022,
-            env: Mapping[str, str] | None = None, timeout: float = 120,
-            cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    def run(
+        self,
+        account: Account,
+        command: Sequence[str],
+        *,
+        umask: int = 0o022,
+        env: Mapping[str, str] | None = None,
+        timeout: float = 120,
+        cwd: Path | None = None,
+    ) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
-            self.argv(account, command), capture_output=True, text=True, env=self.env(account, env),
-            timeout=timeout, umask=umask, cwd=cwd or account.home, check=False,
+            self.argv(account, command),
+            capture_output=True,
+            text=True,
+            env=self.env(account, env),
+            timeout=timeout,
+            umask=umask,
+            cwd=cwd or account.home,
+            check=False,
         )
 
-    def harn(self, account: Account, root: Path, *args: str, umask: int = 0o022,
-             env: Mapping[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    def harn(
+        self, account: Account, root: Path, *args: str, umask: int = 0o022, env: Mapping[str, str] | None = None
+    ) -> subprocess.CompletedProcess[str]:
         return self.run(account, [self.python, "-m", "harn_tui", "--root", str(root), *args], umask=umask, env=env)
 
-    def harn_json(self, account: Account, root: Path, *args: str, expect: int = 0, umask: int = 0o022,
-                  env: Mapping[str, str] | None = None) -> Any:
+    def harn_json(
+        self,
+        account: Account,
+        root: Path,
+        *args: str,
+        expect: int = 0,
+        umask: int = 0o022,
+        env: Mapping[str, str] | None = None,
+    ) -> Any:
         done = self.harn(account, root, *args, "--json", umask=umask, env=env)
         assert done.returncode == expect, (account.name, args, done.returncode, done.stdout, done.stderr)
         return json.loads(done.stdout)
@@ -101,8 +128,7 @@ class Accounts:
     def shell_command(self, account: Account, command: Sequence[str], umask: int = 0o022) -> list[str]:
         """`command` as `account` with its environment, for a terminal (tmux) to start."""
         env = [f"{key}={value}" for key, value in self.env(account).items()]
-        return ["env", "-i", *env, "sh", "-c", f'umask {umask:03o} && exec "$@"', "sh",
-                *self.argv(account, command)]
+        return ["env", "-i", *env, "sh", "-c", f'umask {umask:03o} && exec "$@"', "sh", *self.argv(account, command)]
 
 
 def create_accounts(base: Path) -> Iterator[Accounts]:
@@ -118,8 +144,17 @@ def create_accounts(base: Path) -> Iterator[Accounts]:
         for short, member in (("a", True), ("b", True), ("c", False)):
             name = f"h{short}{suffix}"
             home = base / "home" / name
-            _run("useradd", "--no-create-home", "--no-user-group", "--home-dir", str(home), "--shell", "/bin/sh",
-                 *(["--groups", group] if member else []), name)
+            _run(
+                "useradd",
+                "--no-create-home",
+                "--no-user-group",
+                "--home-dir",
+                str(home),
+                "--shell",
+                "/bin/sh",
+                *(["--groups", group] if member else []),
+                name,
+            )
             created.append(f"user:{name}")
             entry = _run("getent", "passwd", name).split(":")
             home.mkdir(parents=True)
@@ -127,8 +162,9 @@ def create_accounts(base: Path) -> Iterator[Accounts]:
             home.chmod(0o700)
             accounts[short] = Account(name, int(entry[2]), int(entry[3]), home)
         python, pythonpath, library_path = _runtime(base / "runtime", accounts["a"])
-        yield Accounts(group, gid, accounts["a"], accounts["b"], accounts["c"], base, python, pythonpath,
-                       library_path, created)
+        yield Accounts(
+            group, gid, accounts["a"], accounts["b"], accounts["c"], base, python, pythonpath, library_path, created
+        )
     finally:
         for made in reversed(created):
             kind, name = made.split(":")
@@ -180,9 +216,13 @@ def _copy_interpreter(prefix: Path) -> str:
     (prefix / "lib").mkdir()
     for shared in (base / "lib").glob("libpython*.so*"):
         _link_file(shared.resolve(), prefix / "lib" / shared.name)
-    _link_tree(base / "lib" / version, prefix / "lib" / version,
-               ignore=shutil.ignore_patterns("site-packages", "test", "idlelib", "tkinter", "turtledemo",
-                                             "ensurepip", "lib2to3"))
+    _link_tree(
+        base / "lib" / version,
+        prefix / "lib" / version,
+        ignore=shutil.ignore_patterns(
+            "site-packages", "test", "idlelib", "tkinter", "turtledemo", "ensurepip", "lib2to3"
+        ),
+    )
     (prefix / "lib" / version / "site-packages").mkdir()
     _open_up(prefix)
     return str(prefix / "bin" / version)
@@ -204,8 +244,14 @@ def _link_file(source: Path, target: Path) -> None:
 
 def _link_tree(source: Path, target: Path, ignore: Any = None) -> None:
     if source.is_dir():
-        shutil.copytree(source, target, symlinks=True, ignore=ignore, dirs_exist_ok=True,
-                        copy_function=lambda s, t: _link_file(Path(s), Path(t)))
+        shutil.copytree(
+            source,
+            target,
+            symlinks=True,
+            ignore=ignore,
+            dirs_exist_ok=True,
+            copy_function=lambda s, t: _link_file(Path(s), Path(t)),
+        )
     else:
         _link_file(source, target)
 
@@ -223,6 +269,11 @@ def _open_up(directory: Path) -> None:
 
 def _can_run(account: Account, command: Sequence[str]) -> bool:
     argv = ["setpriv", f"--reuid={account.uid}", f"--regid={account.gid}", "--init-groups", "--", *command]
-    done = subprocess.run(argv, capture_output=True, env={"PATH": "/usr/bin:/bin", "HOME": str(account.home)},
-                          cwd=account.home, check=False)
+    done = subprocess.run(
+        argv,
+        capture_output=True,
+        env={"PATH": "/usr/bin:/bin", "HOME": str(account.home)},
+        cwd=account.home,
+        check=False,
+    )
     return done.returncode == 0

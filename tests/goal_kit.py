@@ -38,10 +38,21 @@ def apply_reply(*items: dict[str, Any], rationale: str = "Recover with a fresh r
     return {"decision": "apply", "rationale": rationale, "work": list(items), **extra}
 
 
-def item(key: str, template: str = "implement", deps: tuple[str, ...] = (), accept: tuple[str, ...] = ("done",),
-         title: str | None = None) -> dict[str, Any]:
-    return {"key": key, "title": title or f"Do {key}", "objective": f"Achieve {key}.", "acceptance": list(accept),
-            "dependencies": list(deps), "template": template}
+def item(
+    key: str,
+    template: str = "implement",
+    deps: tuple[str, ...] = (),
+    accept: tuple[str, ...] = ("done",),
+    title: str | None = None,
+) -> dict[str, Any]:
+    return {
+        "key": key,
+        "title": title or f"Do {key}",
+        "objective": f"Achieve {key}.",
+        "acceptance": list(accept),
+        "dependencies": list(deps),
+        "template": template,
+    }
 
 
 @dataclass
@@ -81,22 +92,45 @@ class GoalKit:
     ) -> str:
         self.team.setdefault("planner", command("python3", str(EXAMPLES / "planner.py")))
         team_file = self.write("team.json", self.team)
-        plan_file = self.write("replanning.json", {
-            "planner": "planner", "reviewers": list(reviewers), "auto_apply": auto_apply,
-            "templates": self.templates, **(replanning or {}),
-        })
+        plan_file = self.write(
+            "replanning.json",
+            {
+                "planner": "planner",
+                "reviewers": list(reviewers),
+                "auto_apply": auto_apply,
+                "templates": self.templates,
+                **(replanning or {}),
+            },
+        )
         mission_file = self.write("mission.json", mission) if mission is not None else None
         create_supervisor(
-            self.layout, team_file=team_file, replanning_file=plan_file, mission_file=mission_file,
-            root_work=root_work, options=GoalOptions(goal_id=goal_id, **(options or {})),
+            self.layout,
+            team_file=team_file,
+            replanning_file=plan_file,
+            mission_file=mission_file,
+            root_work=root_work,
+            options=GoalOptions(goal_id=goal_id, **(options or {})),
         )
         return goal_id
 
 
-def make_root(layout: Layout, work_id: str = "root-work", template: Path | None = None, max_attempts: int = 1,
-              accept: tuple[str, ...] = ("it works",)) -> str:
-    create_work(layout, title="The original approach", template=template or EXAMPLES / "templates" / "implement.py",
-                objective="Ship it.", acceptance=accept, max_attempts=max_attempts, work_id=work_id, actor="tester")
+def make_root(
+    layout: Layout,
+    work_id: str = "root-work",
+    template: Path | None = None,
+    max_attempts: int = 1,
+    accept: tuple[str, ...] = ("it works",),
+) -> str:
+    create_work(
+        layout,
+        title="The original approach",
+        template=template or EXAMPLES / "templates" / "implement.py",
+        objective="Ship it.",
+        acceptance=accept,
+        max_attempts=max_attempts,
+        work_id=work_id,
+        actor="tester",
+    )
     return work_id
 
 

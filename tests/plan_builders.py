@@ -37,10 +37,22 @@ ROOT_WORK = "work-root"
 GOAL = "goal-test"
 
 DEFAULT_ITEMS: list[dict[str, Any]] = [
-    {"key": "investigate", "title": "Find the cause", "objective": "Read the failing proof.",
-     "acceptance": ["cause written down"], "dependencies": [], "template": "investigate"},
-    {"key": "implement", "title": "Fix the cause", "objective": "Fix what was found.",
-     "acceptance": ["tests pass"], "dependencies": ["investigate"], "template": "implement"},
+    {
+        "key": "investigate",
+        "title": "Find the cause",
+        "objective": "Read the failing proof.",
+        "acceptance": ["cause written down"],
+        "dependencies": [],
+        "template": "investigate",
+    },
+    {
+        "key": "implement",
+        "title": "Fix the cause",
+        "objective": "Fix what was found.",
+        "acceptance": ["tests pass"],
+        "dependencies": ["investigate"],
+        "template": "implement",
+    },
 ]
 
 # a three-item plan: a, b after a, and the root `implement` after both (for races over one graph)
@@ -99,12 +111,19 @@ def make_goal(
     replanning catalog (the example's, with `replanning` overrides)."""
     if root_work is not None and create_root:
         create_work(
-            layout, title="Root work", template=template or examples / "templates" / "implement.py",
-            objective="Make it work.", acceptance=acceptance, max_attempts=max_attempts, work_id=root_work,
+            layout,
+            title="Root work",
+            template=template or examples / "templates" / "implement.py",
+            objective="Make it work.",
+            acceptance=acceptance,
+            max_attempts=max_attempts,
+            work_id=root_work,
             actor="tester",
         )
     create_supervisor(
-        layout, team_file=examples / "team.json", root_work=root_work,
+        layout,
+        team_file=examples / "team.json",
+        root_work=root_work,
         mission_file=examples / "mission.json" if mission else None,
         replanning_file=replanning_file(examples, **replanning),
         options=GoalOptions(goal_id=goal_id, max_total_attempts=max_total_attempts),
@@ -140,7 +159,10 @@ def add_plan(
     plan_id = new_plan_id(sequence)
     directory = layout.plan(goal_id, plan_id)
     request = PlanRequest(
-        id=plan_id, goal_id=goal_id, sequence=sequence, trigger=trigger,
+        id=plan_id,
+        goal_id=goal_id,
+        sequence=sequence,
+        trigger=trigger,
         graph_fingerprint=fingerprint or view.graph_fingerprint,
         prior_root_work_id=view.active_root if prior_root is True else (prior_root or None),
         created_at=now_iso(),
@@ -151,8 +173,13 @@ def add_plan(
     else:
         work, root = [], None
     proposal = Proposal(
-        plan_id=plan_id, decision=decision, rationale="Because the root failed.",
-        root=root, work=work, milestone=None, proposed_at=now_iso(),
+        plan_id=plan_id,
+        decision=decision,
+        rationale="Because the root failed.",
+        root=root,
+        work=work,
+        milestone=None,
+        proposed_at=now_iso(),
     )
     body = record_bytes(proposal)
     log = JsonlTail(directory / "events.jsonl", PLAN_EVENTS_ADAPTER)
@@ -162,7 +189,9 @@ def add_plan(
         outcome = "attention" if via_reviewers else "approved"
         verdict = "attention" if via_reviewers else "approve"
         receipt = ReviewReceipt(
-            plan_id=plan_id, candidate_sha256=hashlib.sha256(body).hexdigest(), outcome=outcome,
+            plan_id=plan_id,
+            candidate_sha256=hashlib.sha256(body).hexdigest(),
+            outcome=outcome,
             reviews=[{"reviewer": r, "verdict": verdict, "rationale": "looked at it"} for r in reviewers],
             created_at=now_iso(),
         )
@@ -170,8 +199,9 @@ def add_plan(
         if via_reviewers:
             append_event(log, PlanAttention, "supervisor", reason=attention or "the reviewers want a human")
             return plan_id
-        append_event(log, PlanReviewed, "supervisor",
-                     candidate_sha256=reviewed_sha256 or hashlib.sha256(body).hexdigest())
+        append_event(
+            log, PlanReviewed, "supervisor", candidate_sha256=reviewed_sha256 or hashlib.sha256(body).hexdigest()
+        )
     write_immutable(directory / "proposal.json", body)
     append_event(log, PlanProposed, "supervisor")
     if decision == "attention":
@@ -186,13 +216,22 @@ def _begin_attempt(layout: Layout, work_id: str, actor: str, trigger: str) -> tu
     assert intent is not None
     number = 1 + sum(1 for e in work.events if e.event == "attempt.started")
     run_id = new_run_id(now())
-    manifest = AttemptManifest.model_validate({
-        "run_id": run_id, "goal_id": None,
-        "work": {"id": work_id, "title": intent.title, "objective": intent.objective,
-                 "acceptance": list(intent.acceptance)},
-        "attempt": {"number": number, "trigger": trigger, "prior": None, "findings": []},
-        "template": intent.template.model_dump(), "team": {}, "created_at": now_iso(),
-    })
+    manifest = AttemptManifest.model_validate(
+        {
+            "run_id": run_id,
+            "goal_id": None,
+            "work": {
+                "id": work_id,
+                "title": intent.title,
+                "objective": intent.objective,
+                "acceptance": list(intent.acceptance),
+            },
+            "attempt": {"number": number, "trigger": trigger, "prior": None, "findings": []},
+            "template": intent.template.model_dump(),
+            "team": {},
+            "created_at": now_iso(),
+        }
+    )
     write_record(layout.run(run_id) / "manifest.json", manifest)
     append_event(work.log, AttemptStarted, actor, run_id=run_id, attempt=number, trigger=trigger)
     return run_id, work.log
@@ -212,14 +251,26 @@ def record_attempt(
     run_id, log = _begin_attempt(layout, work_id, actor, trigger)
     criteria = Tree(layout).load_work(work_id).intent.acceptance  # type: ignore[union-attr]
     status = "satisfied" if passed else "unsatisfied"
-    proof = Proof.model_validate({
-        "run_id": run_id, "status": "succeeded" if passed else "failed", "summary": "recorded by a test",
-        "acceptance": [{"criterion": c, "status": status, "evidence": "test"} for c in criteria],
-        "class": class_, "finished_at": now_iso(),
-    })
+    proof = Proof.model_validate(
+        {
+            "run_id": run_id,
+            "status": "succeeded" if passed else "failed",
+            "summary": "recorded by a test",
+            "acceptance": [{"criterion": c, "status": status, "evidence": "test"} for c in criteria],
+            "class": class_,
+            "finished_at": now_iso(),
+        }
+    )
     write_record(layout.run(run_id) / "proof.json", proof)
-    append_event(log, AttemptFinished, actor, run_id=run_id, status="passed" if passed else "failed",
-                 reason=None if passed else "recorded failure", **{"class": class_})
+    append_event(
+        log,
+        AttemptFinished,
+        actor,
+        run_id=run_id,
+        status="passed" if passed else "failed",
+        reason=None if passed else "recorded failure",
+        **{"class": class_},
+    )
     return run_id
 
 

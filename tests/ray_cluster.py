@@ -96,35 +96,52 @@ class LocalCluster:
 
     def _ray_start(self, name: str, *args: str) -> subprocess.Popen[bytes]:
         log = (self.base / f"{name}.log").open("ab")
-        ports = ("--node-manager-port", "--object-manager-port", "--metrics-export-port",
-                 "--dashboard-agent-listen-port", "--dashboard-agent-grpc-port", "--runtime-env-agent-port")
+        ports = (
+            "--node-manager-port",
+            "--object-manager-port",
+            "--metrics-export-port",
+            "--dashboard-agent-listen-port",
+            "--dashboard-agent-grpc-port",
+            "--runtime-env-agent-port",
+        )
         argv = [str(RAY), "start", "--block", "--disable-usage-stats", "--node-ip-address=127.0.0.1", *args]
         for option in ports:
             argv.append(f"{option}={free_port()}")
         # the nodes have the model CLIs installed, as a real cluster's would: here the fake ones
         node_env = cluster_env({"PATH": f"{FAKE_CLI}{os.pathsep}{os.environ.get('PATH', '')}"})
-        return subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                env=node_env, start_new_session=True, cwd=self.base)
+        return subprocess.Popen(
+            argv,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            env=node_env,
+            start_new_session=True,
+            cwd=self.base,
+        )
 
     def start(self) -> LocalCluster:
         self.base.mkdir(parents=True, exist_ok=True)
         self.head = self._ray_start(
-            "head", "--head", f"--port={self.port}", f"--num-cpus={self.head_cpus}", '--resources={"head": 100}',
-            "--include-dashboard=false", f"--temp-dir={self.temp_dir}",
+            "head",
+            "--head",
+            f"--port={self.port}",
+            f"--num-cpus={self.head_cpus}",
+            '--resources={"head": 100}',
+            "--include-dashboard=false",
+            f"--temp-dir={self.temp_dir}",
         )
         self._wait_for(lambda: self.raylet_of(self.head) is not None, "the head's raylet", self.head)
         self.start_second()
         return self
 
     def start_second(self) -> None:
-        self.second = self._ray_start("second", f"--address={self.address}", f"--num-cpus={self.second_cpus}",
-                                      '--resources={"second": 100}')
+        self.second = self._ray_start(
+            "second", f"--address={self.address}", f"--num-cpus={self.second_cpus}", '--resources={"second": 100}'
+        )
         self._wait_for(lambda: self.raylet_of(self.second) is not None, "the second node's raylet", self.second)
         self._wait_nodes(2)
 
-    def _wait_for(
-        self, ready: Callable[[], bool], what: str, process: subprocess.Popen[bytes] | None = None
-    ) -> None:
+    def _wait_for(self, ready: Callable[[], bool], what: str, process: subprocess.Popen[bytes] | None = None) -> None:
         deadline = time.monotonic() + START_TIMEOUT_S
         while not ready():
             if process is not None and process.poll() is not None:

@@ -28,14 +28,36 @@ from harn_tui.core.records.events import PLAN_EVENT_ADAPTER, WORK_EVENT_ADAPTER
 
 REPO = Path(__file__).resolve().parent.parent
 MODELS: dict[str, type[BaseModel]] = {
-    "goal.json": GoalIntent, "intent.json": WorkIntent, "manifest.json": AttemptManifest, "proof.json": Proof,
-    "request.json": PlanRequest, "proposal.json": Proposal, "candidate.json": Proposal,
-    "review.json": ReviewReceipt, "decision.json": ApprovalDecision,
+    "goal.json": GoalIntent,
+    "intent.json": WorkIntent,
+    "manifest.json": AttemptManifest,
+    "proof.json": Proof,
+    "request.json": PlanRequest,
+    "proposal.json": Proposal,
+    "candidate.json": Proposal,
+    "review.json": ReviewReceipt,
+    "decision.json": ApprovalDecision,
 }
-FIGURE_GROUPS = ("cold load", "re-projected", "supervisor show", "harn --help", "transition", "tick",
-                 "first paint", "keypress", "append by another process", "peak memory", "bytes to the terminal",
-                 "--at event:K", "History tab", "`/` filter", "`n`",
-                 "idle `serve`", "tick start", "embedded supervisor on")
+FIGURE_GROUPS = (
+    "cold load",
+    "re-projected",
+    "supervisor show",
+    "harn --help",
+    "transition",
+    "tick",
+    "first paint",
+    "keypress",
+    "append by another process",
+    "peak memory",
+    "bytes to the terminal",
+    "--at event:K",
+    "History tab",
+    "`/` filter",
+    "`n`",
+    "idle `serve`",
+    "tick start",
+    "embedded supervisor on",
+)
 
 
 def test_a_generated_tree_is_what_the_core_would_have_written(tmp_path: Path) -> None:
@@ -54,8 +76,12 @@ def test_a_generated_tree_is_what_the_core_would_have_written(tmp_path: Path) ->
             assert record_bytes(model.model_validate_json(body)) == body, path
             checked += 1
     assert checked > 700
-    verify = subprocess.run([sys.executable, "-m", "harn_tui", "--root", str(tmp_path), "verify", "--json"],
-                            capture_output=True, text=True, check=False)
+    verify = subprocess.run(
+        [sys.executable, "-m", "harn_tui", "--root", str(tmp_path), "verify", "--json"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert json.loads(verify.stdout) == {"ok": True, "problems": []}
 
 
@@ -63,9 +89,29 @@ def test_a_generated_tree_is_what_the_core_would_have_written(tmp_path: Path) ->
 def test_the_benchmark_command_measures_every_figure_on_a_small_tree(tmp_path: Path) -> None:
     out = tmp_path / "figures.json"
     result = subprocess.run(
-        [sys.executable, "-m", "benchmarks", "--large", "S", "--small", "S", "--repeats", "2", "--heavy-repeats",
-         "1", "--no-enforce", "--cache-dir", str(tmp_path / "trees"), "--json", str(out)],
-        cwd=REPO, capture_output=True, text=True, timeout=400, check=False,
+        [
+            sys.executable,
+            "-m",
+            "benchmarks",
+            "--large",
+            "S",
+            "--small",
+            "S",
+            "--repeats",
+            "2",
+            "--heavy-repeats",
+            "1",
+            "--no-enforce",
+            "--cache-dir",
+            str(tmp_path / "trees"),
+            "--json",
+            str(out),
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=400,
+        check=False,
     )
     assert result.returncode == 0, result.stdout + result.stderr
     figures = json.loads(out.read_text())["figures"]
@@ -75,4 +121,3 @@ def test_the_benchmark_command_measures_every_figure_on_a_small_tree(tmp_path: P
     assert all(figure["passed"] is None for figure in figures)
     assert all(figure["measured"] != "-" for figure in figures), figures
     assert "| figure" in result.stdout
-

@@ -25,8 +25,13 @@ NO_CACHE = {"HARN_NO_VIEW_CACHE": "1"}
 
 def _run(argv: list[str], env: dict[str, str] | None = None) -> float:
     started = time.perf_counter()
-    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                   env=None if env is None else {**os.environ, **env})
+    subprocess.run(
+        argv,
+        check=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=None if env is None else {**os.environ, **env},
+    )
     return time.perf_counter() - started
 
 
@@ -93,11 +98,17 @@ def small_reads(ctx: Context) -> list[Figure]:
     figures = []
     for verb in verbs:
         cached, read = samples[verb].median, samples[f"{verb} (records)"].median
-        figures.append(Figure(
-            f"`harn {verb} --json` ({ctx.small}, unchanged tree)", ms(cached), ms(read), cached / read,
-            f"median <= {READ_S * 1000:g} ms", ctx.judge(cached <= READ_S),
-            note=f"median of {ctx.repeats} processes; baseline: the records read every time (HARN_NO_VIEW_CACHE=1)",
-        ))
+        figures.append(
+            Figure(
+                f"`harn {verb} --json` ({ctx.small}, unchanged tree)",
+                ms(cached),
+                ms(read),
+                cached / read,
+                f"median <= {READ_S * 1000:g} ms",
+                ctx.judge(cached <= READ_S),
+                note=f"median of {ctx.repeats} processes; baseline: the records read every time (HARN_NO_VIEW_CACHE=1)",
+            )
+        )
     return figures
 
 
@@ -107,10 +118,22 @@ def small_transitions(ctx: Context) -> list[Figure]:
     harn = [*ctx.harn_argv(), "--root", str(generated.root)]
     proposed, review = generated.goals_of_kind("plan_proposed")[0], generated.goals_of_kind("review")[0]
     verbs = {
-        "supervisor plan approve": (proposed, ["supervisor", "plan", "approve", proposed["id"],
-                                               proposed["latest_plan_id"]]),
-        "work accept": (review, ["work", "accept", review["frontier_work_id"], "--dispose", "f1=fixed",
-                                 "--dispose", "f2=deferred:next release"]),
+        "supervisor plan approve": (
+            proposed,
+            ["supervisor", "plan", "approve", proposed["id"], proposed["latest_plan_id"]],
+        ),
+        "work accept": (
+            review,
+            [
+                "work",
+                "accept",
+                review["frontier_work_id"],
+                "--dispose",
+                "f1=fixed",
+                "--dispose",
+                "f2=deferred:next release",
+            ],
+        ),
     }
     figures = []
     for verb, (goal, argv) in verbs.items():
@@ -125,11 +148,17 @@ def small_transitions(ctx: Context) -> list[Figure]:
                 os.sync()
 
         samples = interleaved({verb: sample}, ctx.repeats)[verb]
-        figures.append(Figure(
-            f"transition `harn {verb}` through the CLI ({ctx.small})", ms(samples.median), "-", None,
-            f"median <= {TRANSITION_S * 1000:g} ms", ctx.judge(samples.median <= TRANSITION_S),
-            note=f"median of {ctx.repeats} processes, fsync included, undone after each sample",
-        ))
+        figures.append(
+            Figure(
+                f"transition `harn {verb}` through the CLI ({ctx.small})",
+                ms(samples.median),
+                "-",
+                None,
+                f"median <= {TRANSITION_S * 1000:g} ms",
+                ctx.judge(samples.median <= TRANSITION_S),
+                note=f"median of {ctx.repeats} processes, fsync included, undone after each sample",
+            )
+        )
     return figures
 
 

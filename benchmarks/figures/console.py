@@ -127,8 +127,9 @@ def model_latencies(ctx: Context, count: int) -> list[float]:
     model = ConsoleModel.load(layout)
     gc.freeze()
     app = HarnConsole(layout, actor="bench", model=model, watcher=watcher, presence=False)
-    appender = subprocess.Popen([sys.executable, "-c", APPENDER, str(path), line], stdin=subprocess.PIPE,
-                                stdout=subprocess.PIPE, text=True)
+    appender = subprocess.Popen(
+        [sys.executable, "-c", APPENDER, str(path), line], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
     assert appender.stdin is not None and appender.stdout is not None
 
     def state() -> str | None:
@@ -166,6 +167,7 @@ def sign(seconds: float) -> str:
 
 def first_paint(session: PtySession, number: int, frontier_title: str) -> float:
     """Seconds from spawning the console to the goal list and the goal's graph shown."""
+
     def shown(text: str) -> bool:
         return f"Synthetic goal {number}" in text and frontier_title in text
 
@@ -223,29 +225,64 @@ def measure(ctx: Context) -> list[Figure]:
     live = statistics.median(written)
     large = ctx.large
     return [
-        Figure(f"console first paint, panels filled ({large})", f"{ms(paint)} (cold load {sign(over)})",
-               f"{ms(cold)}", None, "<= cold load + 0.5 s", ctx.judge(over <= FIRST_PAINT_SLACK_S),
-               note=f"from spawning `harn tui` on a pty (interpreter start and imports included) to goals and graph "
-                    f"shown, against a fresh process's cold load + project, also from its spawn (interpreter start and "
-                    f"core imports in both); {PAINT_ROUNDS} pairs, each a probe then a console start on a warmed page "
-                    "cache; judged on the median of the pairs' differences"),
-        Figure(f"keypress -> re-render, graph and plan lists ({large})", ms(keys.median), "-", None,
-               f"median <= {KEYPRESS_S * 1000:g} ms", ctx.judge(keys.median <= KEYPRESS_S),
-               note=f"{len(keys.values)} down-arrows on a 120x40 pty: key written -> last byte of the new frame"),
-        Figure(f"append by another process -> console model updated ({large})",
-               f"{ms(watch.median)} (p95 {ms(watch.p95)})", "-", None,
-               f"median <= {WATCH_MEDIAN_S * 1000:g} ms, p95 <= {WATCH_P95_S * 1000:g} ms",
-               ctx.judge(watch.median <= WATCH_MEDIAN_S and watch.p95 <= WATCH_P95_S),
-               note=f"{len(watch.values)} appends/undos by a helper process, real watcher, console headless in "
-                    "the benchmark process; write -> the model shows the new state"),
-        Figure(f"append by another process -> screen redrawn ({large})",
-               f"{ms(screen.median)} (p95 {ms(screen.p95)})", "-", None, "(information)", None,
-               note="the same through `harn tui` on the pty: write -> first byte of the redraw (model + render)"),
-        Figure(f"console peak memory ({large})", f"{peak_mb:.0f} MB", "-", None, f"<= {MEMORY_MB} MB",
-               ctx.judge(peak_mb <= MEMORY_MB), note="VmHWM of the `harn tui` process after the session"),
-        Figure("bytes to the terminal for one live state change (120x40)", f"{live / 1024:.1f} KB", "-", None,
-               f"<= {LIVE_BYTES // 1024} KB", ctx.judge(live <= LIVE_BYTES),
-               note=f"median of {len(written)} changes of the selected goal's item, written by another process"),
+        Figure(
+            f"console first paint, panels filled ({large})",
+            f"{ms(paint)} (cold load {sign(over)})",
+            f"{ms(cold)}",
+            None,
+            "<= cold load + 0.5 s",
+            ctx.judge(over <= FIRST_PAINT_SLACK_S),
+            note=f"from spawning `harn tui` on a pty (interpreter start and imports included) to goals and graph "
+            f"shown, against a fresh process's cold load + project, also from its spawn (interpreter start and "
+            f"core imports in both); {PAINT_ROUNDS} pairs, each a probe then a console start on a warmed page "
+            "cache; judged on the median of the pairs' differences",
+        ),
+        Figure(
+            f"keypress -> re-render, graph and plan lists ({large})",
+            ms(keys.median),
+            "-",
+            None,
+            f"median <= {KEYPRESS_S * 1000:g} ms",
+            ctx.judge(keys.median <= KEYPRESS_S),
+            note=f"{len(keys.values)} down-arrows on a 120x40 pty: key written -> last byte of the new frame",
+        ),
+        Figure(
+            f"append by another process -> console model updated ({large})",
+            f"{ms(watch.median)} (p95 {ms(watch.p95)})",
+            "-",
+            None,
+            f"median <= {WATCH_MEDIAN_S * 1000:g} ms, p95 <= {WATCH_P95_S * 1000:g} ms",
+            ctx.judge(watch.median <= WATCH_MEDIAN_S and watch.p95 <= WATCH_P95_S),
+            note=f"{len(watch.values)} appends/undos by a helper process, real watcher, console headless in "
+            "the benchmark process; write -> the model shows the new state",
+        ),
+        Figure(
+            f"append by another process -> screen redrawn ({large})",
+            f"{ms(screen.median)} (p95 {ms(screen.p95)})",
+            "-",
+            None,
+            "(information)",
+            None,
+            note="the same through `harn tui` on the pty: write -> first byte of the redraw (model + render)",
+        ),
+        Figure(
+            f"console peak memory ({large})",
+            f"{peak_mb:.0f} MB",
+            "-",
+            None,
+            f"<= {MEMORY_MB} MB",
+            ctx.judge(peak_mb <= MEMORY_MB),
+            note="VmHWM of the `harn tui` process after the session",
+        ),
+        Figure(
+            "bytes to the terminal for one live state change (120x40)",
+            f"{live / 1024:.1f} KB",
+            "-",
+            None,
+            f"<= {LIVE_BYTES // 1024} KB",
+            ctx.judge(live <= LIVE_BYTES),
+            note=f"median of {len(written)} changes of the selected goal's item, written by another process",
+        ),
     ]
 
 

@@ -25,15 +25,22 @@ FILTER = "ew "  # three characters; `review` goals' reasons and titles keep some
 def at_against_show(ctx: Context, goal_id: str, middle: int) -> Figure:
     generated = ctx.tree(ctx.large)
     show = [*ctx.harn_argv(), "--root", str(generated.root), "supervisor", "show", goal_id, "--json"]
-    samples = interleaved({"at": lambda: _run([*show, "--at", f"event:{middle}"]),
-                           "show": lambda: _run(show, NO_CACHE)}, ctx.repeats)
+    samples = interleaved(
+        {"at": lambda: _run([*show, "--at", f"event:{middle}"]), "show": lambda: _run(show, NO_CACHE)}, ctx.repeats
+    )
     at, now = samples["at"].median, samples["show"].median
     ratio = at / now
-    return Figure(f"`harn supervisor show GOAL --at event:K` / `show GOAL` ({ctx.large})", ms(at), ms(now), ratio,
-                  f"ratio <= {AT_RATIO:g}", ctx.judge(ratio <= AT_RATIO),
-                  note=f"median of {ctx.repeats} processes each, interleaved; K = {middle}, half way from "
-                       "the goal's creation to now; both read the records (`show` with HARN_NO_VIEW_CACHE=1: a "
-                       "past is never served from the view cache, and a cached present is the cli group's row)")
+    return Figure(
+        f"`harn supervisor show GOAL --at event:K` / `show GOAL` ({ctx.large})",
+        ms(at),
+        ms(now),
+        ratio,
+        f"ratio <= {AT_RATIO:g}",
+        ctx.judge(ratio <= AT_RATIO),
+        note=f"median of {ctx.repeats} processes each, interleaved; K = {middle}, half way from "
+        "the goal's creation to now; both read the records (`show` with HARN_NO_VIEW_CACHE=1: a "
+        "past is never served from the view cache, and a cached present is the cli group's row)",
+    )
 
 
 def console_samples(ctx: Context) -> dict[str, Samples]:
@@ -73,22 +80,47 @@ def measure(ctx: Context) -> list[Figure]:
     large = ctx.large
     at = at_against_show(ctx, goal_id, (over.created_position() + entries) // 2)
     console = console_samples(ctx)
-    note = (f"`harn tui` on a 120x40 pty, {ctx.repeats} samples: key written -> last byte of the new frame; in the "
-            f"same session the graph's down-arrow (the console group's keypress figure) took "
-            f"{ms(console['reference'].median)}")
+    note = (
+        f"`harn tui` on a 120x40 pty, {ctx.repeats} samples: key written -> last byte of the new frame; in the "
+        f"same session the graph's down-arrow (the console group's keypress figure) took "
+        f"{ms(console['reference'].median)}"
+    )
     return [
         at,
-        Figure(f"console `/` filter, third character -> goal list re-rendered ({large})",
-               ms(console["filter"].median), "-", None, f"median <= {FILTER_S * 1000:g} ms",
-               ctx.judge(console["filter"].median <= FILTER_S), note=f"{note}; filter {FILTER!r}"),
-        Figure(f"console `n` -> next decision selected and its panel focused ({large})",
-               ms(console["next"].median), "-", None, f"median <= {NEXT_S * 1000:g} ms",
-               ctx.judge(console["next"].median <= NEXT_S), note=note),
-        Figure(f"console History tab of a goal with {entries} entries opens ({large})", ms(console["open"].median),
-               "-", None, f"median <= {HISTORY_OPEN_S * 1000:g} ms",
-               ctx.judge(console["open"].median <= HISTORY_OPEN_S),
-               note=f"{note}; each on a goal whose history was not read yet (`n`, then `7`)"),
-        Figure(f"console History tab, arrow key -> cursor moved ({large})", ms(console["scroll"].median), "-",
-               None, f"median <= {HISTORY_SCROLL_S * 1000:g} ms",
-               ctx.judge(console["scroll"].median <= HISTORY_SCROLL_S), note=note),
+        Figure(
+            f"console `/` filter, third character -> goal list re-rendered ({large})",
+            ms(console["filter"].median),
+            "-",
+            None,
+            f"median <= {FILTER_S * 1000:g} ms",
+            ctx.judge(console["filter"].median <= FILTER_S),
+            note=f"{note}; filter {FILTER!r}",
+        ),
+        Figure(
+            f"console `n` -> next decision selected and its panel focused ({large})",
+            ms(console["next"].median),
+            "-",
+            None,
+            f"median <= {NEXT_S * 1000:g} ms",
+            ctx.judge(console["next"].median <= NEXT_S),
+            note=note,
+        ),
+        Figure(
+            f"console History tab of a goal with {entries} entries opens ({large})",
+            ms(console["open"].median),
+            "-",
+            None,
+            f"median <= {HISTORY_OPEN_S * 1000:g} ms",
+            ctx.judge(console["open"].median <= HISTORY_OPEN_S),
+            note=f"{note}; each on a goal whose history was not read yet (`n`, then `7`)",
+        ),
+        Figure(
+            f"console History tab, arrow key -> cursor moved ({large})",
+            ms(console["scroll"].median),
+            "-",
+            None,
+            f"median <= {HISTORY_SCROLL_S * 1000:g} ms",
+            ctx.judge(console["scroll"].median <= HISTORY_SCROLL_S),
+            note=note,
+        ),
     ]

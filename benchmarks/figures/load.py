@@ -16,8 +16,9 @@ def measure(ctx: Context) -> list[Figure]:
         ctx.warm_page_cache(ctx.large)
         return float(ctx.probe(name, tree.root)["seconds"])
 
-    samples = interleaved({"load": lambda: probe("cold-load"), "baseline": lambda: probe("baseline")},
-                          ctx.heavy_repeats)
+    samples = interleaved(
+        {"load": lambda: probe("cold-load"), "baseline": lambda: probe("baseline")}, ctx.heavy_repeats
+    )
     load, baseline = samples["load"].median, samples["baseline"].median
     ctx.shared["cold_load_s"] = load
     ratio = load / baseline
@@ -30,6 +31,6 @@ def measure(ctx: Context) -> list[Figure]:
             f"ratio <= {TARGET_RATIO}",
             ctx.judge(ratio <= TARGET_RATIO),
             note=f"median of {ctx.heavy_repeats} fresh processes each, the page cache warmed before each; baseline "
-                 "reads and json.loads every record",
+            "reads and json.loads every record",
         )
     ]

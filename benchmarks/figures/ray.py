@@ -64,14 +64,33 @@ def _tree(directory: Path) -> Layout:
 def _goal(base: Path, name: str, template: Path, parallel: int) -> tuple[Layout, str]:
     """A goal whose root depends on ATTEMPTS ready items of `template`."""
     layout = _tree(base / name)
-    leaves = [create_work(layout, title=f"leaf {n}", template=template, objective="o", acceptance=["done"],
-                          work_id=f"leaf-{n}", actor="bench").id for n in range(ATTEMPTS)]
-    create_work(layout, title="root", template=template, objective="o", acceptance=["done"],
-                depends_on=leaves, work_id="root", actor="bench")
+    leaves = [
+        create_work(
+            layout,
+            title=f"leaf {n}",
+            template=template,
+            objective="o",
+            acceptance=["done"],
+            work_id=f"leaf-{n}",
+            actor="bench",
+        ).id
+        for n in range(ATTEMPTS)
+    ]
+    create_work(
+        layout,
+        title="root",
+        template=template,
+        objective="o",
+        acceptance=["done"],
+        depends_on=leaves,
+        work_id="root",
+        actor="bench",
+    )
     team = base / "team.json"
     team.write_text(json.dumps({"planner": {"adapter": "command", "argv": ["true"], "instructions": "none"}}))
-    create_supervisor(layout, team_file=team, root_work="root",
-                      options=GoalOptions(goal_id="goal-bench", max_parallel_work=parallel))
+    create_supervisor(
+        layout, team_file=team, root_work="root", options=GoalOptions(goal_id="goal-bench", max_parallel_work=parallel)
+    )
     return layout, "goal-bench"
 
 
@@ -89,9 +108,13 @@ def throughput(base: Path, template: Path, executor: Executor) -> Figure:
     ratio = local_s / ray_s
     return Figure(
         f"throughput: {ATTEMPTS} attempts of a {SLEEP_S:g} s template, Ray (2 nodes, 4 CPUs) vs local",
-        ms(ray_s), ms(local_s), ratio, f"local/ray >= {THROUGHPUT_TARGET:g}", ratio >= THROUGHPUT_TARGET,
+        ms(ray_s),
+        ms(local_s),
+        ratio,
+        f"local/ray >= {THROUGHPUT_TARGET:g}",
+        ratio >= THROUGHPUT_TARGET,
         note=f"one tick with max_parallel_work {ATTEMPTS} on the cluster (one CPU per attempt: two waves of 4, the "
-             "bound is 4) vs `run` locally with max_parallel_work 1; the ratio is local's wall time over Ray's",
+        "bound is 4) vs `run` locally with max_parallel_work 1; the ratio is local's wall time over Ray's",
     )
 
 
@@ -101,8 +124,15 @@ def overhead(base: Path, template: Path, executor: Executor, repeats: int) -> Fi
     for n in range(repeats + 2):  # the first pair warms both sides up
         for side in ("local", "ray"):
             work_id = f"{side}-{n}"
-            create_work(layout, title=work_id, template=template, objective="o", acceptance=["done"],
-                        work_id=work_id, actor="bench")
+            create_work(
+                layout,
+                title=work_id,
+                template=template,
+                objective="o",
+                acceptance=["done"],
+                work_id=work_id,
+                actor="bench",
+            )
             started = time.perf_counter()
             if side == "ray":
                 result = start_attempt(layout, work_id, actor="bench", executor=executor)
@@ -115,11 +145,14 @@ def overhead(base: Path, template: Path, executor: Executor, repeats: int) -> Fi
     local, remote = statistics.median(samples["local"]), statistics.median(samples["ray"])
     return Figure(
         "overhead: one attempt of a template that exits at once, Ray vs local",
-        ms(remote), ms(local), remote / local, f"<= local + {OVERHEAD_TARGET_S * 1000:g} ms",
+        ms(remote),
+        ms(local),
+        remote / local,
+        f"<= local + {OVERHEAD_TARGET_S * 1000:g} ms",
         remote <= local + OVERHEAD_TARGET_S,
         note=f"start_attempt through the library, connected already; median of {repeats} interleaved pairs "
-             f"(Ray's median minus local's: {(remote - local) * 1000:+.0f} ms: task submission, the worker's "
-             "staging, the streamed results)",
+        f"(Ray's median minus local's: {(remote - local) * 1000:+.0f} ms: task submission, the worker's "
+        "staging, the streamed results)",
     )
 
 
@@ -159,5 +192,6 @@ def measure(ctx: Context) -> list[Figure]:
         ray.shutdown()
         cluster.stop()
         shutil.rmtree(base, ignore_errors=True)
-    return [Figure(f.name, f.measured, f.baseline, f.ratio, f.target, ctx.judge(bool(f.passed)), f.note)
-            for f in figures]
+    return [
+        Figure(f.name, f.measured, f.baseline, f.ratio, f.target, ctx.judge(bool(f.passed)), f.note) for f in figures
+    ]

@@ -73,12 +73,23 @@ def wait_idle(base: Path, pid: int, trace: Path, quiet_s: float, timeout_s: floa
 def spawn_serve(ctx: Context, root: Path, trace: Path) -> subprocess.Popen[bytes]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("HARN_")}
     env.update(HARN_ACTOR="bench", HARN_FAULT_TRACE=str(trace))
-    return subprocess.Popen([*ctx.harn_argv(), "--root", str(root), "supervisor", "serve"], env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return subprocess.Popen(
+        [*ctx.harn_argv(), "--root", str(root), "supervisor", "serve"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
 
 
-def wake_latencies(ctx: Context, root: Path, trace: Path, process: subprocess.Popen[bytes],
-                   goal: dict[str, object], count: int, quiet_s: float) -> tuple[list[float], list[int]]:
+def wake_latencies(
+    ctx: Context,
+    root: Path,
+    trace: Path,
+    process: subprocess.Popen[bytes],
+    goal: dict[str, object],
+    count: int,
+    quiet_s: float,
+) -> tuple[list[float], list[int]]:
     """Append a reopen to the goal's in-review item, `count` times (each after serve is idle again): seconds
     from the append to `tick.start` in the trace, and how many ticks each append caused."""
     path = root / ".harnery" / "work" / str(goal["frontier_work_id"]) / "events.jsonl"
@@ -145,8 +156,13 @@ def consoles(ctx: Context, root: Path, targets: dict[str, object]) -> dict[str, 
 def remove_later(directory: Path) -> None:
     """Remove the scratch tree in a process of its own, not waited for: a large tree's hundreds of thousands of
     files take minutes to unlink on a busy disk, and the figures are already taken."""
-    subprocess.Popen(["rm", "-rf", "--", str(directory)], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                     stderr=subprocess.DEVNULL, start_new_session=True)
+    subprocess.Popen(
+        ["rm", "-rf", "--", str(directory)],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
 
 
 def measure(ctx: Context) -> list[Figure]:
@@ -186,24 +202,47 @@ def measure(ctx: Context) -> list[Figure]:
     rounds = PAINT_PAIRS if ctx.enforce else 1
     large = ctx.large
     return [
-        Figure(f"idle `serve`, CPU share of one core ({large})", f"{idle * 100:.2f}%", "-", None,
-               f"<= {IDLE_SHARE * 100:g}%", ctx.judge(idle <= IDLE_SHARE),
-               note=f"CPU time of every thread of `harn supervisor serve` over {window:g} s once its first round "
-                    f"(which took {first_round:.0f} s) was done and nothing was traced for {quiet:g} s; a fresh "
-                    "scratch tree"),
-        Figure(f"append -> that goal's tick start, idle `serve` ({large})", f"{ms(wake.median)} (max "
-               f"{ms(max(wake.values))})", "-", None, f"<= {WAKE_S * 1000:g} ms", ctx.judge(max(wake.values) <= WAKE_S),
-               note=f"{len(wake.values)} reopens appended by this process to one in-review item; write -> "
-                    f"`tick.start` in serve's HARN_FAULT_TRACE; ticks per append {ticks} (the goal, then its own "
-                    "writes once; no other goal)"),
-        Figure(f"console first paint, embedded supervisor on ({large})", f"cold load {console.sign(over_on)}",
-               f"cold load {console.sign(over_off)}", None, "<= cold load + 0.5 s",
-               ctx.judge(over_on <= console.FIRST_PAINT_SLACK_S),
-               note="`harn tui` (its supervisor on) on the scratch tree once serve left it idle, from its spawn to "
-                    "goals and graph shown, minus a cold load probe's time; baseline: `--no-supervisor` in the same "
-                    f"rounds; median of {rounds} rounds"),
-        Figure(f"keypress -> re-render, embedded supervisor on ({large})", ms(keys_on.median), ms(keys_off.median),
-               None, f"median <= {console.KEYPRESS_S * 1000:g} ms", ctx.judge(keys_on.median <= console.KEYPRESS_S),
-               note=f"{len(keys_on.values)} down-arrows right after first paint, as the embedded loop starts; "
-                    "baseline: the same with `--no-supervisor`"),
+        Figure(
+            f"idle `serve`, CPU share of one core ({large})",
+            f"{idle * 100:.2f}%",
+            "-",
+            None,
+            f"<= {IDLE_SHARE * 100:g}%",
+            ctx.judge(idle <= IDLE_SHARE),
+            note=f"CPU time of every thread of `harn supervisor serve` over {window:g} s once its first round "
+            f"(which took {first_round:.0f} s) was done and nothing was traced for {quiet:g} s; a fresh "
+            "scratch tree",
+        ),
+        Figure(
+            f"append -> that goal's tick start, idle `serve` ({large})",
+            f"{ms(wake.median)} (max {ms(max(wake.values))})",
+            "-",
+            None,
+            f"<= {WAKE_S * 1000:g} ms",
+            ctx.judge(max(wake.values) <= WAKE_S),
+            note=f"{len(wake.values)} reopens appended by this process to one in-review item; write -> "
+            f"`tick.start` in serve's HARN_FAULT_TRACE; ticks per append {ticks} (the goal, then its own "
+            "writes once; no other goal)",
+        ),
+        Figure(
+            f"console first paint, embedded supervisor on ({large})",
+            f"cold load {console.sign(over_on)}",
+            f"cold load {console.sign(over_off)}",
+            None,
+            "<= cold load + 0.5 s",
+            ctx.judge(over_on <= console.FIRST_PAINT_SLACK_S),
+            note="`harn tui` (its supervisor on) on the scratch tree once serve left it idle, from its spawn to "
+            "goals and graph shown, minus a cold load probe's time; baseline: `--no-supervisor` in the same "
+            f"rounds; median of {rounds} rounds",
+        ),
+        Figure(
+            f"keypress -> re-render, embedded supervisor on ({large})",
+            ms(keys_on.median),
+            ms(keys_off.median),
+            None,
+            f"median <= {console.KEYPRESS_S * 1000:g} ms",
+            ctx.judge(keys_on.median <= console.KEYPRESS_S),
+            note=f"{len(keys_on.values)} down-arrows right after first paint, as the embedded loop starts; "
+            "baseline: the same with `--no-supervisor`",
+        ),
     ]

@@ -27,8 +27,9 @@ def tick_sampler(ctx: Context) -> Callable[[], float]:
     """A tick of a goal with a ready item; it must start exactly that one attempt."""
     from harn_tui.core.supervisor import tick_goal
 
-    return sampler(ctx, "ready", lambda layout, goal: tick_goal(layout, goal["id"]),
-                   done=lambda report: report.dispatches == 1)
+    return sampler(
+        ctx, "ready", lambda layout, goal: tick_goal(layout, goal["id"]), done=lambda report: report.dispatches == 1
+    )
 
 
 def template_sampler(ctx: Context, scratch: Path) -> Callable[[], float]:
@@ -39,13 +40,17 @@ def template_sampler(ctx: Context, scratch: Path) -> Callable[[], float]:
     manifest.write_text(json.dumps({"run_id": "run-bench", "work": {"acceptance": ["it works"]}}))
     run_dir = scratch / "scratch"
     run_dir.mkdir()
-    env = {**os.environ, "HARN_MANIFEST": str(manifest), "HARN_RUN_DIR": str(run_dir),
-           "HARN_PROOF": str(run_dir / "proof.json"), "HARN_RUN_ID": "run-bench"}
+    env = {
+        **os.environ,
+        "HARN_MANIFEST": str(manifest),
+        "HARN_RUN_DIR": str(run_dir),
+        "HARN_PROOF": str(run_dir / "proof.json"),
+        "HARN_RUN_ID": "run-bench",
+    }
 
     def sample() -> float:
         started = time.perf_counter()
-        subprocess.run([str(template)], cwd=run_dir, env=env, check=True, stdin=subprocess.DEVNULL,
-                       capture_output=True)
+        subprocess.run([str(template)], cwd=run_dir, env=env, check=True, stdin=subprocess.DEVNULL, capture_output=True)
         return time.perf_counter() - started
 
     return sample
@@ -54,8 +59,11 @@ def template_sampler(ctx: Context, scratch: Path) -> Callable[[], float]:
 def measure(ctx: Context) -> list[Figure]:
     scratch = Path(tempfile.mkdtemp(prefix="harn-bench-"))
     try:
-        samples = interleaved({"tick": tick_sampler(ctx), "template": template_sampler(ctx, scratch)},
-                              ctx.repeats * PAIRS_PER_REPEAT, warmup=2)
+        samples = interleaved(
+            {"tick": tick_sampler(ctx), "template": template_sampler(ctx, scratch)},
+            ctx.repeats * PAIRS_PER_REPEAT,
+            warmup=2,
+        )
     finally:
         shutil.rmtree(scratch)
     ticks, templates = samples["tick"], samples["template"]
@@ -69,7 +77,7 @@ def measure(ctx: Context) -> list[Figure]:
             f"ratio <= {TARGET_RATIO:g}",
             ctx.judge(ratio <= TARGET_RATIO),
             note="supervisor tick_goal through the library (reads, manifest, events, proof, all fsynced) vs "
-                 f"subprocess.run of the same Python template; {len(ticks.values)} interleaved pairs, each tick "
-                 "undone after it; the ratio is the median of the pairs' ratios (the values are medians)",
+            f"subprocess.run of the same Python template; {len(ticks.values)} interleaved pairs, each tick "
+            "undone after it; the ratio is the median of the pairs' ratios (the values are medians)",
         )
     ]

@@ -90,7 +90,9 @@ def measure(ctx: Context) -> list[Figure]:
         "work accept": (
             "review",
             lambda layout, goal: accept_work(
-                layout, goal["frontier_work_id"], actor=ACTOR,
+                layout,
+                goal["frontier_work_id"],
+                actor=ACTOR,
                 dispositions=[parse_disposition("f1=fixed"), parse_disposition("f2=deferred:next release")],
             ),
         ),
@@ -107,7 +109,7 @@ def measure(ctx: Context) -> list[Figure]:
                 f"median <= {TARGET_S * 1000:g} ms",
                 ctx.judge(samples.median <= TARGET_S),
                 note=f"median of {len(samples.values)}, fsync included, undone after each sample; warm process "
-                     "(it read the goal before, as the console has)",
+                "(it read the goal before, as the console has)",
             )
         )
     return figures

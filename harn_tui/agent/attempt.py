@@ -81,8 +81,11 @@ class AgentAttempt:
         except ValidationError as error:
             raise AttemptSetupError(f"the manifest is invalid: {describe_validation(error)}") from None
         return cls(
-            manifest=manifest, run_id=env["HARN_RUN_ID"], scratch=Path(env["HARN_RUN_DIR"]).resolve(),
-            proof_path=Path(env["HARN_PROOF"]), deadline=_deadline(env.get("HARN_DEADLINE")),
+            manifest=manifest,
+            run_id=env["HARN_RUN_ID"],
+            scratch=Path(env["HARN_RUN_DIR"]).resolve(),
+            proof_path=Path(env["HARN_PROOF"]),
+            deadline=_deadline(env.get("HARN_DEADLINE")),
             approval=Path(env["HARN_APPROVAL"]) if env.get("HARN_APPROVAL") else None,
             approval_request=Path(env["HARN_APPROVAL_REQUEST"]) if env.get("HARN_APPROVAL_REQUEST") else None,
             root=Path(env["HARN_ROOT"]) if env.get("HARN_ROOT") else None,

@@ -45,13 +45,22 @@ class _Tail:
         return bytes(self.data).decode("utf-8", errors="replace")
 
 
-def run_check(argv: list[str], *, cwd: Path, env: Mapping[str, str], timeout_s: float,
-              keep_going: Callable[[], bool]) -> CheckResult:
+def run_check(
+    argv: list[str], *, cwd: Path, env: Mapping[str, str], timeout_s: float, keep_going: Callable[[], bool]
+) -> CheckResult:
     if timeout_s <= 0:
         return CheckResult(argv, NOT_RUN, "not run: no time was left before the attempt's deadline")
     tail = _Tail()
-    ended = run_streamed(argv, stdin_text="", cwd=cwd, env=env, timeout_s=timeout_s, on_line=tail.add,
-                         max_output_bytes=1 << 62, keep_going=keep_going)
+    ended = run_streamed(
+        argv,
+        stdin_text="",
+        cwd=cwd,
+        env=env,
+        timeout_s=timeout_s,
+        on_line=tail.add,
+        max_output_bytes=1 << 62,
+        keep_going=keep_going,
+    )
     if ended.start_error is not None:
         return CheckResult(argv, 127, f"the check cannot start: {ended.start_error}")
     if ended.timed_out:
@@ -60,8 +69,15 @@ def run_check(argv: list[str], *, cwd: Path, env: Mapping[str, str], timeout_s: 
     return CheckResult(argv, code, tail.text())
 
 
-def run_checks(argvs: Sequence[list[str]], *, cwd: Path, env: Mapping[str, str], seconds_left: Callable[[], float],
-               keep_going: Callable[[], bool], emit: Callable[[str], None]) -> list[CheckResult]:
+def run_checks(
+    argvs: Sequence[list[str]],
+    *,
+    cwd: Path,
+    env: Mapping[str, str],
+    seconds_left: Callable[[], float],
+    keep_going: Callable[[], bool],
+    emit: Callable[[str], None],
+) -> list[CheckResult]:
     results: list[CheckResult] = []
     for number, argv in enumerate(argvs, 1):
         emit(f"harn: check {number}/{len(argvs)}: {' '.join(argv)}")

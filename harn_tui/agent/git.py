@@ -27,8 +27,12 @@ class GitFailure(Exception):
 def git_environment() -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in REDIRECTING}
     env.update(
-        GIT_AUTHOR_NAME=HOST_NAME, GIT_AUTHOR_EMAIL=HOST_EMAIL, GIT_COMMITTER_NAME=HOST_NAME,
-        GIT_COMMITTER_EMAIL=HOST_EMAIL, GIT_TERMINAL_PROMPT="0", LC_ALL="C",
+        GIT_AUTHOR_NAME=HOST_NAME,
+        GIT_AUTHOR_EMAIL=HOST_EMAIL,
+        GIT_COMMITTER_NAME=HOST_NAME,
+        GIT_COMMITTER_EMAIL=HOST_EMAIL,
+        GIT_TERMINAL_PROMPT="0",
+        LC_ALL="C",
     )
     return env
 
@@ -37,19 +41,40 @@ def git(cwd: Path, *args: str, timeout_s: float = GIT_TIMEOUT_S) -> str:
     """stdout of `git -C cwd args...` (hooks off, signing off, the host's identity); GitFailure otherwise."""
     done = run_git(cwd, args, timeout_s=timeout_s)
     if done.returncode != 0:
-        raise GitFailure(f"git {' '.join(args[:2])} failed: {last_line(done.stderr) or f'exit {done.returncode}'}",
-                         done.stderr)
+        raise GitFailure(
+            f"git {' '.join(args[:2])} failed: {last_line(done.stderr) or f'exit {done.returncode}'}", done.stderr
+        )
     return done.stdout
 
 
 def run_git(cwd: Path, args: Sequence[str], *, timeout_s: float = GIT_TIMEOUT_S) -> subprocess.CompletedProcess[str]:
     argv = [
-        "git", "-C", str(cwd), "-c", "core.hooksPath=/dev/null", "-c", "commit.gpgsign=false",
-        "-c", f"user.name={HOST_NAME}", "-c", f"user.email={HOST_EMAIL}", "-c", "core.quotepath=off", *args,
+        "git",
+        "-C",
+        str(cwd),
+        "-c",
+        "core.hooksPath=/dev/null",
+        "-c",
+        "commit.gpgsign=false",
+        "-c",
+        f"user.name={HOST_NAME}",
+        "-c",
+        f"user.email={HOST_EMAIL}",
+        "-c",
+        "core.quotepath=off",
+        *args,
     ]
     try:
-        return subprocess.run(argv, capture_output=True, text=True, errors="replace", timeout=max(1.0, timeout_s),
-                              env=git_environment(), stdin=subprocess.DEVNULL, check=False)
+        return subprocess.run(
+            argv,
+            capture_output=True,
+            text=True,
+            errors="replace",
+            timeout=max(1.0, timeout_s),
+            env=git_environment(),
+            stdin=subprocess.DEVNULL,
+            check=False,
+        )
     except FileNotFoundError:
         raise GitFailure("git is not installed (no `git` on PATH)") from None
     except subprocess.TimeoutExpired:

@@ -105,8 +105,14 @@ class Kit:
     notes: tuple[str, ...]
 
     def to_json(self) -> dict[str, Any]:
-        return {"root": str(self.layout.root), "harnery": str(self.layout.base), "kit": str(self.directory),
-                "files": [str(p) for p in self.files], "commands": list(self.commands), "notes": list(self.notes)}
+        return {
+            "root": str(self.layout.root),
+            "harnery": str(self.layout.base),
+            "kit": str(self.directory),
+            "files": [str(p) for p in self.files],
+            "commands": list(self.commands),
+            "notes": list(self.notes),
+        }
 
 
 def _profile(adapter: str, instructions: str, timeout_s: int) -> dict[str, Any]:
@@ -115,13 +121,18 @@ def _profile(adapter: str, instructions: str, timeout_s: int) -> dict[str, Any]:
 
 def _kit_files(adapter: str) -> dict[str, str]:
     team = {
-        "planner": _profile(adapter, PLANNER, 600), "reviewer": _profile(adapter, REVIEWER, 600),
-        "worker": _profile(adapter, WORKER, 1800), "judge": _profile(adapter, JUDGE, 600),
+        "planner": _profile(adapter, PLANNER, 600),
+        "reviewer": _profile(adapter, REVIEWER, 600),
+        "worker": _profile(adapter, WORKER, 1800),
+        "judge": _profile(adapter, JUDGE, 600),
     }
     replanning = {
-        "planner": "planner", "reviewers": ["reviewer"], "auto_apply": False,
-        "templates": {tid: {"path": f"templates/{tid}.py", "root": root, "max_attempts": 3}
-                      for tid, root in TEMPLATES.items()},
+        "planner": "planner",
+        "reviewers": ["reviewer"],
+        "auto_apply": False,
+        "templates": {
+            tid: {"path": f"templates/{tid}.py", "root": root, "max_attempts": 3} for tid, root in TEMPLATES.items()
+        },
     }
     return {
         "team.json": json.dumps(team, indent=2) + "\n",
@@ -184,9 +195,13 @@ def _notes(root: Path) -> tuple[str, ...]:
 def _repository_notes(root: Path) -> tuple[str, ...]:
     repository = repository_of(root)
     if repository is None:
-        return (f"{root} is not inside a git repository: the agents work in a git worktree, so run `git init` "
-                "there and make a first commit",)
+        return (
+            f"{root} is not inside a git repository: the agents work in a git worktree, so run `git init` "
+            "there and make a first commit",
+        )
     if run_git(repository, ["rev-parse", "--verify", "--quiet", "HEAD"]).returncode != 0:
-        return (f"the repository {repository} has no commit yet: the agents' workspaces start from HEAD, so make "
-                "a first commit (`git commit --allow-empty -m start`)",)
+        return (
+            f"the repository {repository} has no commit yet: the agents' workspaces start from HEAD, so make "
+            "a first commit (`git commit --allow-empty -m start`)",
+        )
     return ()

@@ -22,8 +22,10 @@ class PlanReply(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    steps: Annotated[list[Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=250)]],
-                     Field(min_length=1, max_length=12)]
+    steps: Annotated[
+        list[Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=250)]],
+        Field(min_length=1, max_length=12),
+    ]
     rationale: Annotated[str, StringConstraints(strip_whitespace=True, max_length=800)]
 
 
@@ -62,8 +64,17 @@ def ask_member(
     current: Mapping[str, Any] = request
     problems: list[Problem] = []
     for call_index in (1, 2):
-        call = SpecialistCall(role=role, member_id=member_id, profile=profile, request=current, sequence=sequence,
-                              call_index=call_index, context=context, cwd=cwd, timeout_s=timeout_s())
+        call = SpecialistCall(
+            role=role,
+            member_id=member_id,
+            profile=profile,
+            request=current,
+            sequence=sequence,
+            call_index=call_index,
+            context=context,
+            cwd=cwd,
+            timeout_s=timeout_s(),
+        )
         try:
             text = call_specialist(call)
         except SpecialistFailure as failure:
@@ -87,10 +98,14 @@ def criteria_problems(criteria: Sequence[str]) -> Callable[[Any], list[Problem]]
         assert isinstance(reply, JudgeReply)
         listed = Counter(c.criterion for c in reply.criteria)
         expected = Counter(criteria)
-        problems = [Problem(path="$.criteria", message=f"criterion {c!r} is missing")
-                    for c in sorted((expected - listed).elements())]
-        problems += [Problem(path="$.criteria", message=f"criterion {c!r} is not the work's or is named twice")
-                     for c in sorted((listed - expected).elements())]
+        problems = [
+            Problem(path="$.criteria", message=f"criterion {c!r} is missing")
+            for c in sorted((expected - listed).elements())
+        ]
+        problems += [
+            Problem(path="$.criteria", message=f"criterion {c!r} is not the work's or is named twice")
+            for c in sorted((listed - expected).elements())
+        ]
         return problems
 
     return check

@@ -14,24 +14,33 @@ SCHEMA_VERSION = 1
 DIFF_CUT_MARKER = "\n[harn: the diff is cut here at {kept} KiB of {total} bytes]\n"
 
 PLAN_REPLY_SCHEMA: dict[str, Any] = {
-    "type": "object", "additionalProperties": False, "required": ["steps", "rationale"],
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["steps", "rationale"],
     "properties": {
         "steps": {"type": "array", "minItems": 1, "maxItems": 12, "items": {"type": "string", "maxLength": 250}},
         "rationale": {"type": "string", "maxLength": 800},
     },
 }
 JUDGE_REPLY_SCHEMA: dict[str, Any] = {
-    "type": "object", "additionalProperties": False, "required": ["summary", "criteria"],
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["summary", "criteria"],
     "properties": {
         "summary": {"type": "string", "maxLength": 2000},
-        "criteria": {"type": "array", "items": {
-            "type": "object", "additionalProperties": False, "required": ["criterion", "status", "evidence"],
-            "properties": {
-                "criterion": {"type": "string"},
-                "status": {"enum": ["satisfied", "unsatisfied", "unknown"]},
-                "evidence": {"type": "string", "maxLength": 4000},
+        "criteria": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "additionalProperties": False,
+                "required": ["criterion", "status", "evidence"],
+                "properties": {
+                    "criterion": {"type": "string"},
+                    "status": {"enum": ["satisfied", "unsatisfied", "unknown"]},
+                    "evidence": {"type": "string", "maxLength": 4000},
+                },
             },
-        }},
+        },
     },
 }
 
@@ -57,14 +66,24 @@ def _attempt(attempt: AgentAttempt) -> dict[str, Any]:
     return attempt.manifest.attempt.model_dump(mode="json", by_alias=True)
 
 
-def worker_input(attempt: AgentAttempt, profile: SpecialistProfile, plan: dict[str, Any] | None,
-                 workspace: WorkspaceInfo, *, planning: bool = False) -> dict[str, Any]:
+def worker_input(
+    attempt: AgentAttempt,
+    profile: SpecialistProfile,
+    plan: dict[str, Any] | None,
+    workspace: WorkspaceInfo,
+    *,
+    planning: bool = False,
+) -> dict[str, Any]:
     """`{schema_version, role, instructions, work, attempt, findings, plan, workspace}`; the ask-first call
     (`worker-plan`) also carries the plan's `reply_schema`."""
     document: dict[str, Any] = {
-        "schema_version": SCHEMA_VERSION, "role": "worker-plan" if planning else "worker",
-        "instructions": profile.instructions, "work": _work(attempt), "attempt": _attempt(attempt),
-        "findings": [f.model_dump(mode="json") for f in attempt.manifest.attempt.findings], "plan": plan,
+        "schema_version": SCHEMA_VERSION,
+        "role": "worker-plan" if planning else "worker",
+        "instructions": profile.instructions,
+        "work": _work(attempt),
+        "attempt": _attempt(attempt),
+        "findings": [f.model_dump(mode="json") for f in attempt.manifest.attempt.findings],
+        "plan": plan,
         "workspace": workspace.to_json(),
     }
     if planning:
@@ -103,8 +122,10 @@ def render_worker_prompt(request: dict[str, Any]) -> str:
         parts += [f"{n}. {step}" for n, step in enumerate(plan["steps"], 1)]
         parts.append(f"Rationale: {plan['rationale']}")
     if workspace.get("branch"):
-        parts.append(f"Workspace: {workspace['path']} (git branch {workspace['branch']}, starting at "
-                     f"{str(workspace['base'])[:12]}).")
+        parts.append(
+            f"Workspace: {workspace['path']} (git branch {workspace['branch']}, starting at "
+            f"{str(workspace['base'])[:12]})."
+        )
     else:
         parts.append(f"Workspace: {workspace['path']}.")
     parts += ["", "The request as JSON:", json.dumps(request, indent=2, ensure_ascii=False)]
@@ -125,11 +146,17 @@ def cut_diff(diff: str, max_kb: int) -> str:
     return kept + DIFF_CUT_MARKER.format(kept=max_kb, total=len(body))
 
 
-def judge_input(attempt: AgentAttempt, profile: SpecialistProfile, diff: str,
-                checks: Sequence[dict[str, Any]]) -> dict[str, Any]:
+def judge_input(
+    attempt: AgentAttempt, profile: SpecialistProfile, diff: str, checks: Sequence[dict[str, Any]]
+) -> dict[str, Any]:
     """`{schema_version, role, instructions, work, attempt, diff, checks, reply_schema}`."""
     return {
-        "schema_version": SCHEMA_VERSION, "role": "judge", "instructions": profile.instructions,
-        "work": _work(attempt), "attempt": _attempt(attempt), "diff": diff, "checks": list(checks),
+        "schema_version": SCHEMA_VERSION,
+        "role": "judge",
+        "instructions": profile.instructions,
+        "work": _work(attempt),
+        "attempt": _attempt(attempt),
+        "diff": diff,
+        "checks": list(checks),
         "reply_schema": JUDGE_REPLY_SCHEMA,
     }

@@ -122,7 +122,8 @@ class AgentRun:
         except Stop as stop:
             self._remove_worktree()
             self._write_proof(
-                "failed", stop.reason, self._unknown(f"not judged: {stop.reason}"), stop.class_, self._record())
+                "failed", stop.reason, self._unknown(f"not judged: {stop.reason}"), stop.class_, self._record()
+            )
             return 0
         except Lost:
             emit("harn: the runner of this attempt is gone; stopping (the workspace is left for the next attempt)")
@@ -136,11 +137,13 @@ class AgentRun:
     def _member(self, member_id: str, what: str) -> SpecialistProfile:
         profile = self.attempt.manifest.team.get(member_id) or self.parameters.team.get(member_id)
         if profile is None:
-            raise Stop(f"the {what} {member_id!r} is a member neither of the goal's team nor of the template's",
-                       "environment")
+            raise Stop(
+                f"the {what} {member_id!r} is a member neither of the goal's team nor of the template's", "environment"
+            )
         if profile.adapter == "scripted":
-            raise Stop(f"the {what} {member_id!r} is a scripted profile, which cannot do an agent's work",
-                       "environment")
+            raise Stop(
+                f"the {what} {member_id!r} is a scripted profile, which cannot do an agent's work", "environment"
+            )
         return profile
 
     # ----- 1. workspace
@@ -162,8 +165,9 @@ class AgentRun:
             emit(f"harn: no git workspace; the worker works in {self.attempt.scratch}")
             return self.attempt.scratch
         if repository is None:
-            raise Stop(f"no git repository holds the tree's root {root} (the template asks for a git workspace)",
-                       "environment")
+            raise Stop(
+                f"no git repository holds the tree's root {root} (the template asks for a git workspace)", "environment"
+            )
         if layout is not None:
             ensure_tree_gitignore(layout)
             self._remove_leftovers(repository)
@@ -171,16 +175,25 @@ class AgentRun:
         branch = branch_name(self.attempt.work_id, self.attempt.run_id)
         try:
             self.workspace = create_workspace(
-                repository, self.attempt.scratch / WORKSPACE_DIR, branch, prior=workspaces.prior,
-                base=self.parameters.base, dependencies=workspaces.dependencies,
+                repository,
+                self.attempt.scratch / WORKSPACE_DIR,
+                branch,
+                prior=workspaces.prior,
+                base=self.parameters.base,
+                dependencies=workspaces.dependencies,
             )
         except WorkspaceFailure as failure:
             raise Stop(failure.reason, failure.class_) from None
-        origin = f"the work's last passing commit {workspaces.prior.commit[:12]}" if workspaces.prior else (
-            f"{self.parameters.base or 'HEAD'}")
+        origin = (
+            f"the work's last passing commit {workspaces.prior.commit[:12]}"
+            if workspaces.prior
+            else (f"{self.parameters.base or 'HEAD'}")
+        )
         merged = f", with {len(workspaces.dependencies)} dependency commit(s)" if workspaces.dependencies else ""
-        emit(f"harn: workspace {self.workspace.path} on branch {branch} at {self.workspace.base[:12]} (from "
-             f"{origin}{merged})")
+        emit(
+            f"harn: workspace {self.workspace.path} on branch {branch} at {self.workspace.base[:12]} (from "
+            f"{origin}{merged})"
+        )
         return self.workspace.path
 
     def _remove_leftovers(self, repository: Path) -> None:
@@ -211,9 +224,15 @@ class AgentRun:
         request = worker_input(self.attempt, worker, None, self._workspace_info(cwd), planning=True)
         emit(f"harn: asking the worker {member} for a plan before it edits anything")
         asked = ask_member(
-            role="worker-plan", member_id=member, profile=worker, request=request, model=PlanReply,
-            sequence=self.attempt.manifest.attempt.number, cwd=str(cwd),
-            timeout_s=lambda: self.clock.for_worker(float(worker.timeout_s)), context=self._context(),
+            role="worker-plan",
+            member_id=member,
+            profile=worker,
+            request=request,
+            model=PlanReply,
+            sequence=self.attempt.manifest.attempt.number,
+            cwd=str(cwd),
+            timeout_s=lambda: self.clock.for_worker(float(worker.timeout_s)),
+            context=self._context(),
         )
         if asked.reply is None:
             raise Stop(f"the worker's plan: {asked.failure}")
@@ -221,10 +240,13 @@ class AgentRun:
         plan = asked.reply.model_dump()
         dump_json(self.attempt.scratch / PLAN_FILE, plan)
         details = render_plan(plan)
-        dump_json(self.attempt.scratch / APPROVAL_REQUEST_FILE, {
-            "question": bounded(f"Approve the agent's plan for {self.attempt.manifest.work.title}?"),
-            "details": details,
-        })
+        dump_json(
+            self.attempt.scratch / APPROVAL_REQUEST_FILE,
+            {
+                "question": bounded(f"Approve the agent's plan for {self.attempt.manifest.work.title}?"),
+                "details": details,
+            },
+        )
         for line in details.splitlines():
             emit(f"plan: {line}")
         self._remove_worktree()  # nothing was edited; the branch stays and the resume checks it out again
@@ -262,12 +284,28 @@ class AgentRun:
     def _work(self, worker: SpecialistProfile, cwd: Path, plan: dict[str, Any] | None) -> WorkerOutcome:
         member = self.parameters.worker
         request = worker_input(self.attempt, worker, plan, self._workspace_info(cwd))
-        call = SpecialistCall(role="worker", member_id=member, profile=worker, request=request,
-                              sequence=self.attempt.manifest.attempt.number, call_index=1, context=self._context())
+        call = SpecialistCall(
+            role="worker",
+            member_id=member,
+            profile=worker,
+            request=request,
+            sequence=self.attempt.manifest.attempt.number,
+            call_index=1,
+            context=self._context(),
+        )
         timeout = self.clock.for_worker(float(worker.timeout_s))
         emit(f"harn: worker {member} ({worker.adapter}) starts in {cwd} (at most {timeout:.0f} s)")
-        outcome = run_worker(member, worker, request, cwd=cwd, env=child_environment(call), timeout_s=timeout,
-                             agent_args=self.parameters.agent_args, emit=emit, keep_going=self.keep_going)
+        outcome = run_worker(
+            member,
+            worker,
+            request,
+            cwd=cwd,
+            env=child_environment(call),
+            timeout_s=timeout,
+            agent_args=self.parameters.agent_args,
+            emit=emit,
+            keep_going=self.keep_going,
+        )
         if outcome.abandoned:
             raise Lost()
         if outcome.class_ == "environment":
@@ -303,12 +341,17 @@ class AgentRun:
         if not outcome.ok:
             reason = outcome.reason or "the worker failed"
             self._remove_worktree()
-            self._write_proof("failed", self._summary(record, reason), self._unknown(
-                f"not checked or judged: {reason}"), None, record)
+            self._write_proof(
+                "failed", self._summary(record, reason), self._unknown(f"not checked or judged: {reason}"), None, record
+            )
             return 0
         checks = run_checks(
-            self.parameters.check_argvs(), cwd=cwd, env=dict(os.environ),
-            seconds_left=lambda: self.clock.left(float("inf")), keep_going=self.keep_going, emit=emit,
+            self.parameters.check_argvs(),
+            cwd=cwd,
+            env=dict(os.environ),
+            seconds_left=lambda: self.clock.left(float("inf")),
+            keep_going=self.keep_going,
+            emit=emit,
         )
         if not self.keep_going():
             raise Lost()
@@ -320,16 +363,19 @@ class AgentRun:
         self._write_proof(status, self._summary(record, "; ".join(p for p in parts if p)), judged, None, record)
         return 0
 
-    def _judge(self, members: Members, cwd: Path, record: GitWorkspace | None,
-               checks: Sequence[CheckResult]) -> tuple[list[CriterionResult], str]:
+    def _judge(
+        self, members: Members, cwd: Path, record: GitWorkspace | None, checks: Sequence[CheckResult]
+    ) -> tuple[list[CriterionResult], str]:
         criteria = list(self.attempt.manifest.work.acceptance)
         if members.judge is None:
             if not checks:
                 return self._unknown("no judge and no checks"), ""
             ok = all(c.passed for c in checks)
             evidence = bounded("; ".join(c.evidence() for c in checks), 4000)
-            return [CriterionResult(criterion=c, status="satisfied" if ok else "unsatisfied", evidence=evidence)
-                    for c in criteria], ""
+            return [
+                CriterionResult(criterion=c, status="satisfied" if ok else "unsatisfied", evidence=evidence)
+                for c in criteria
+            ], ""
         member = self.parameters.judge
         assert member is not None
         diff = self._diff(record)
@@ -337,10 +383,16 @@ class AgentRun:
         emit(f"harn: judge {member} ({members.judge.adapter}) reads the diff and the checks")
         judge_profile = members.judge
         asked = ask_member(
-            role="judge", member_id=member, profile=judge_profile, request=request, model=JudgeReply,
-            sequence=self.attempt.manifest.attempt.number, cwd=str(cwd),
+            role="judge",
+            member_id=member,
+            profile=judge_profile,
+            request=request,
+            model=JudgeReply,
+            sequence=self.attempt.manifest.attempt.number,
+            cwd=str(cwd),
             timeout_s=lambda: max(JUDGE_TIMEOUT_FLOOR_S, self.clock.left(float(judge_profile.timeout_s))),
-            context=self._context(), semantic=criteria_problems(criteria),
+            context=self._context(),
+            semantic=criteria_problems(criteria),
         )
         if asked.reply is None:
             emit(f"harn: judge: {asked.failure}")
@@ -359,22 +411,39 @@ class AgentRun:
             return f"(the diff cannot be read: {error.message})"
 
     def _unknown(self, evidence: str) -> list[CriterionResult]:
-        return [CriterionResult(criterion=c, status="unknown", evidence=bounded(evidence, 4000))
-                for c in self.attempt.manifest.work.acceptance]
+        return [
+            CriterionResult(criterion=c, status="unknown", evidence=bounded(evidence, 4000))
+            for c in self.attempt.manifest.work.acceptance
+        ]
 
     def _summary(self, record: GitWorkspace | None, rest: str) -> str:
         if record is None:
             return bounded(rest)
-        where = (f"{record.branch} at {record.commit[:12]}: +{record.insertions} -{record.deletions} in "
-                 f"{record.files_changed} files")
+        where = (
+            f"{record.branch} at {record.commit[:12]}: +{record.insertions} -{record.deletions} in "
+            f"{record.files_changed} files"
+        )
         return bounded(f"{where}; {rest}")
 
-    def _write_proof(self, status: Literal["succeeded", "failed"], summary: str, acceptance: list[CriterionResult],
-                     class_: FailureClass | None, record: GitWorkspace | None) -> None:
-        proof = Proof.model_validate({
-            "run_id": self.attempt.run_id, "status": status, "summary": summary or status,
-            "acceptance": acceptance, "class": class_, "finished_at": now_iso(), "workspace": record,
-        })
+    def _write_proof(
+        self,
+        status: Literal["succeeded", "failed"],
+        summary: str,
+        acceptance: list[CriterionResult],
+        class_: FailureClass | None,
+        record: GitWorkspace | None,
+    ) -> None:
+        proof = Proof.model_validate(
+            {
+                "run_id": self.attempt.run_id,
+                "status": status,
+                "summary": summary or status,
+                "acceptance": acceptance,
+                "class": class_,
+                "finished_at": now_iso(),
+                "workspace": record,
+            }
+        )
         dump_json(self.attempt.proof_path, proof.model_dump(mode="json", by_alias=True))
         emit(f"harn: proof: {status}: {summary}")
 
@@ -389,4 +458,3 @@ def render_plan(plan: Mapping[str, Any]) -> str:
 def bounded(text: str, limit: int = REASON_MAX) -> str:
     text = text.strip()
     return text if len(text) <= limit else text[: limit - 3] + "..."
-

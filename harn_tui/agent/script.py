@@ -24,7 +24,7 @@ from harn_tui.core.journal import describe_validation
 SCRIPT_MODE = 0o700
 TEMPLATE_KINDS: dict[str, str] = {
     "agent": "a team member (the worker) does the work item in its own git workspace; the host commits, runs the "
-             "frozen checks, has a second member (the judge) judge every criterion, and writes the proof",
+    "frozen checks, has a second member (the judge) judge every criterion, and writes the proof",
 }
 
 SCRIPT = '''#!{interpreter}
@@ -72,8 +72,15 @@ def agent_parameters(
     embedded = {m: team[m] for m in (worker, judge) if m is not None and m in team}
     try:
         parameters = AgentParameters(
-            worker=worker, judge=judge, team=embedded, checks=list(checks), ask_first=ask_first,
-            workspace=workspace, base=base, agent_args=list(agent_args), max_diff_kb=max_diff_kb,
+            worker=worker,
+            judge=judge,
+            team=embedded,
+            checks=list(checks),
+            ask_first=ask_first,
+            workspace=workspace,
+            base=base,
+            agent_args=list(agent_args),
+            max_diff_kb=max_diff_kb,
         )
     except ValidationError as error:
         raise UsageError(f"template new agent: {describe_validation(error)}") from None
@@ -92,8 +99,9 @@ def agent_parameters(
 def agent_script(parameters: AgentParameters, interpreter: str = sys.executable) -> str:
     """The script's text: `#!` the interpreter harn runs on, then every parameter as a Python literal."""
     values = parameters.model_dump(mode="json")
-    values["team"] = {member: {k: v for k, v in profile.items() if v is not None}
-                      for member, profile in values["team"].items()}
+    values["team"] = {
+        member: {k: v for k, v in profile.items() if v is not None} for member, profile in values["team"].items()
+    }
     fields = "".join(f"    {name}={_literal(value)},\n" for name, value in values.items())
     return SCRIPT.format(interpreter=interpreter, fields=fields)
 

@@ -44,8 +44,9 @@ class WorkerOutcome:
     abandoned: bool = False
 
 
-def worker_command(profile: SpecialistProfile, agent_args: Sequence[str], request: dict[str, Any]
-                   ) -> tuple[list[str], str, EventStream]:
+def worker_command(
+    profile: SpecialistProfile, agent_args: Sequence[str], request: dict[str, Any]
+) -> tuple[list[str], str, EventStream]:
     """(argv, stdin, the stream that reads its output) for each adapter; one place per CLI knows its flags."""
     if profile.adapter == "claude-code":
         return claude_worker_argv(profile, agent_args), render_worker_prompt(request), ClaudeStream()
@@ -94,18 +95,28 @@ def run_worker(
         for line in stream.lines(raw):
             emit(line)
 
-    ended = run_streamed(argv, stdin_text=stdin_text, cwd=cwd, env=env, timeout_s=timeout_s, on_line=on_line,
-                         max_output_bytes=limit, keep_going=keep_going)
+    ended = run_streamed(
+        argv,
+        stdin_text=stdin_text,
+        cwd=cwd,
+        env=env,
+        timeout_s=timeout_s,
+        on_line=on_line,
+        max_output_bytes=limit,
+        keep_going=keep_going,
+    )
     if ended.start_error is not None:
         return WorkerOutcome(False, f"the worker's CLI cannot run: {ended.start_error}", "environment")
     if ended.abandoned:
         return WorkerOutcome(False, "the attempt's runner is gone", abandoned=True)
     if ended.timed_out:
-        return WorkerOutcome(False, f"the worker {member_id} timed out after {timeout_s:.0f} s; its process group "
-                             "was killed")
+        return WorkerOutcome(
+            False, f"the worker {member_id} timed out after {timeout_s:.0f} s; its process group was killed"
+        )
     if ended.over_limit:
-        return WorkerOutcome(False, f"the worker {member_id} printed more than {limit} bytes; its process group "
-                             "was killed")
+        return WorkerOutcome(
+            False, f"the worker {member_id} printed more than {limit} bytes; its process group was killed"
+        )
     code = ended.returncode
     if code != 0:
         how = f"was killed by signal {-code}" if code is not None and code < 0 else f"exited {code}"

@@ -76,16 +76,20 @@ def _start_commit(repository: Path, prior: GitWorkspace | None, base: str | None
     if prior is not None:
         found = _commit_of(repository, prior.commit)
         if found is None:
-            raise WorkspaceFailure("environment", f"the work's last passing commit {prior.commit[:12]} (branch "
-                                   f"{prior.branch}) is not in {repository}")
+            raise WorkspaceFailure(
+                "environment",
+                f"the work's last passing commit {prior.commit[:12]} (branch {prior.branch}) is not in {repository}",
+            )
         return found
     ref = base or "HEAD"
     found = _commit_of(repository, ref)
     if found is not None:
         return found
     if base is None:
-        raise WorkspaceFailure("environment", f"the repository {repository} has no commit yet (the workspace starts "
-                               "from HEAD; make a first commit)")
+        raise WorkspaceFailure(
+            "environment",
+            f"the repository {repository} has no commit yet (the workspace starts from HEAD; make a first commit)",
+        )
     raise WorkspaceFailure("environment", f"--base {base!r} does not name a commit in {repository}")
 
 
@@ -140,19 +144,24 @@ def create_workspace(
 def _merge(path: Path, dependency: GitWorkspace) -> None:
     short = dependency.commit[:12]
     if _commit_of(path, dependency.commit) is None:
-        raise WorkspaceFailure("upstream", f"the dependency commit {short} (branch {dependency.branch}) is not in "
-                               "the repository")
+        raise WorkspaceFailure(
+            "upstream", f"the dependency commit {short} (branch {dependency.branch}) is not in the repository"
+        )
     if git_ok(path, "merge-base", "--is-ancestor", dependency.commit, "HEAD"):
         return
-    done = run_git(path, ["merge", "--no-ff", "--no-edit", "-m", f"merge {dependency.branch} ({short})",
-                          dependency.commit])
+    done = run_git(
+        path, ["merge", "--no-ff", "--no-edit", "-m", f"merge {dependency.branch} ({short})", dependency.commit]
+    )
     if done.returncode == 0:
         return
     conflicted = run_git(path, ["diff", "--name-only", "--diff-filter=U"]).stdout.split()
     run_git(path, ["merge", "--abort"])
     files = ", ".join(conflicted[:20]) + (f" and {len(conflicted) - 20} more" if len(conflicted) > 20 else "")
-    raise WorkspaceFailure("upstream", f"merging dependency {dependency.branch} ({short}) conflicts"
-                           + (f" in {files}" if files else f": {done.stderr.strip()[-400:]}"))
+    raise WorkspaceFailure(
+        "upstream",
+        f"merging dependency {dependency.branch} ({short}) conflicts"
+        + (f" in {files}" if files else f": {done.stderr.strip()[-400:]}"),
+    )
 
 
 def commit_workspace(workspace: Workspace, message: str) -> str:
@@ -178,6 +187,12 @@ def diffstat(repository: Path, base: str, commit: str) -> tuple[int, int, int]:
 def workspace_record(workspace: Workspace, commit: str) -> GitWorkspace:
     files, insertions, deletions = diffstat(workspace.repository, workspace.base, commit)
     return GitWorkspace(
-        kind="git", repository=str(workspace.repository), branch=workspace.branch, base=workspace.base,
-        commit=commit, files_changed=files, insertions=insertions, deletions=deletions,
+        kind="git",
+        repository=str(workspace.repository),
+        branch=workspace.branch,
+        base=workspace.base,
+        commit=commit,
+        files_changed=files,
+        insertions=insertions,
+        deletions=deletions,
     )

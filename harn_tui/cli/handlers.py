@@ -33,8 +33,10 @@ def init(ctx: Context) -> Result:
         if named is None and not (root / HARNERY).is_dir():
             enclosing = enclosing_root(root)
             if enclosing is not None:  # every other verb run here would use the enclosing tree
-                raise Refused(f"{root} is inside the tree at {enclosing} (every harn command run here uses it); "
-                              f"to make a separate tree here anyway: harn init --root {root}")
+                raise Refused(
+                    f"{root} is inside the tree at {enclosing} (every harn command run here uses it); "
+                    f"to make a separate tree here anyway: harn init --root {root}"
+                )
         if ctx.arg("shared") is not None:
             shared = init_shared_tree(root, ctx.arg("shared")).to_json()
             if ctx.arg("agents"):  # the kit beside a shared tree: made as the group's members would make it
@@ -43,8 +45,10 @@ def init(ctx: Context) -> Result:
 
                 enter_tree(shared["harnery"])
                 kit = init_agents_kit(root, ctx.arg("agents"))
-                give_to_group([kit.directory, *sorted({p.parent for p in kit.files}), *kit.files],
-                              os.stat(shared["harnery"]).st_gid)
+                give_to_group(
+                    [kit.directory, *sorted({p.parent for p in kit.files}), *kit.files],
+                    os.stat(shared["harnery"]).st_gid,
+                )
                 shared["agents"] = kit.to_json()
             return Result(shared, 6 if shared["unrepaired"] else 0)
         if ctx.arg("agents"):
@@ -68,10 +72,16 @@ def template_new(ctx: Context) -> Result:
 
     path = Path(ctx.arg("file")).absolute()
     parameters = agent_parameters(
-        worker=ctx.arg("worker"), judge=ctx.arg("judge"),
-        team_file=Path(ctx.arg("team")) if ctx.arg("team") else None, checks=ctx.arg("check"),
-        ask_first=bool(ctx.arg("ask_first")), workspace=ctx.arg("workspace"), base=ctx.arg("base"),
-        agent_args=ctx.arg("agent_arg"), max_diff_kb=ctx.arg("max_diff_kb"), where=path.parent,
+        worker=ctx.arg("worker"),
+        judge=ctx.arg("judge"),
+        team_file=Path(ctx.arg("team")) if ctx.arg("team") else None,
+        checks=ctx.arg("check"),
+        ask_first=bool(ctx.arg("ask_first")),
+        workspace=ctx.arg("workspace"),
+        base=ctx.arg("base"),
+        agent_args=ctx.arg("agent_arg"),
+        max_diff_kb=ctx.arg("max_diff_kb"),
+        where=path.parent,
     )
     try:
         write_agent_template(path, parameters)
@@ -121,8 +131,9 @@ def tui(ctx: Context) -> Result:
     from harn_tui.tui.launch import run_console
 
     bell = not ctx.arg("no_bell") and os.environ.get("HARN_BELL", "1") != "0"
-    run_console(ctx.layout(), actor=ctx.actor, supervisor=not ctx.arg("no_supervisor"), bell=bell,
-                executor=_executor(ctx))
+    run_console(
+        ctx.layout(), actor=ctx.actor, supervisor=not ctx.arg("no_supervisor"), bell=bell, executor=_executor(ctx)
+    )
     return Result(None)
 
 
@@ -132,8 +143,14 @@ def web(ctx: Context) -> Result:
 
     resolve_actor(ctx.arg("actor"))  # ID syntax, before the tree is looked up
     public_url = check_public_url(ctx.arg("public_url"))
-    options = WebOptions(host=ctx.arg("host"), port=ctx.arg("port"), public_url=public_url,
-                         supervisor=not ctx.arg("no_supervisor"), as_json=ctx.json, executor=_executor(ctx))
+    options = WebOptions(
+        host=ctx.arg("host"),
+        port=ctx.arg("port"),
+        public_url=public_url,
+        supervisor=not ctx.arg("no_supervisor"),
+        as_json=ctx.json,
+        executor=_executor(ctx),
+    )
     layout = ctx.layout()
     return Result(None, serve_web(layout, ctx.actor, options))
 
@@ -226,7 +243,8 @@ def supervisor_create(ctx: Context) -> Result:
         if others:
             document["warnings"] = [
                 f"work {goal.root_work_id} is also in the graph of goal {', '.join(map(str, others))}: the goals "
-                f"share it, and goal {owner} (the first by id) governs its attempts"]
+                f"share it, and goal {owner} (the first by id) governs its attempts"
+            ]
     return Result(document)
 
 
@@ -303,12 +321,21 @@ def supervisor_serve(ctx: Context) -> Result:
     def report(goal_id: str, tick: TickReport) -> None:
         """One line per tick that did something (a JSON line with --json); a quiet tick prints nothing."""
         if tick.acted or tick.error is not None:
-            line = (json.dumps({"goal_id": goal_id, **tick.to_json()}, ensure_ascii=False) if as_json
-                    else serve_line(goal_id, tick.to_json()))
+            line = (
+                json.dumps({"goal_id": goal_id, **tick.to_json()}, ensure_ascii=False)
+                if as_json
+                else serve_line(goal_id, tick.to_json())
+            )
             print(line, flush=True)
 
-    serve(ctx.layout(), goal_ids=list(ctx.arg("goals") or []), wake_interval_s=ctx.arg("wake_interval"),
-          actor=ctx.actor, on_report=report, executor=_executor(ctx))
+    serve(
+        ctx.layout(),
+        goal_ids=list(ctx.arg("goals") or []),
+        wake_interval_s=ctx.arg("wake_interval"),
+        actor=ctx.actor,
+        on_report=report,
+        executor=_executor(ctx),
+    )
     return Result(None)
 
 
@@ -422,15 +449,15 @@ def work_show(ctx: Context) -> Result:
 def work_run(ctx: Context) -> Result:
     from harn_tui.core.runner import run_work
 
-    return Result(run_work(ctx.layout(), ctx.arg("id"), actor=ctx.actor, retry=False,
-                           executor=_executor(ctx)).to_json())
+    return Result(
+        run_work(ctx.layout(), ctx.arg("id"), actor=ctx.actor, retry=False, executor=_executor(ctx)).to_json()
+    )
 
 
 def work_retry(ctx: Context) -> Result:
     from harn_tui.core.runner import run_work
 
-    return Result(run_work(ctx.layout(), ctx.arg("id"), actor=ctx.actor, retry=True,
-                           executor=_executor(ctx)).to_json())
+    return Result(run_work(ctx.layout(), ctx.arg("id"), actor=ctx.actor, retry=True, executor=_executor(ctx)).to_json())
 
 
 def work_diff(ctx: Context) -> Result:
@@ -443,16 +470,18 @@ def work_accept(ctx: Context) -> Result:
     from harn_tui.core.transitions import accept_work, parse_disposition
 
     dispositions = [parse_disposition(text) for text in ctx.arg("dispose")]
-    outcome = accept_work(ctx.layout(), ctx.arg("id"), actor=ctx.actor, dispositions=dispositions,
-                          reason=ctx.arg("reason"))
+    outcome = accept_work(
+        ctx.layout(), ctx.arg("id"), actor=ctx.actor, dispositions=dispositions, reason=ctx.arg("reason")
+    )
     return Result(outcome.to_json())
 
 
 def work_reopen(ctx: Context) -> Result:
     from harn_tui.core.transitions import reopen_work
 
-    outcome = reopen_work(ctx.layout(), ctx.arg("id"), actor=ctx.actor, findings=ctx.arg("finding"),
-                          reason=ctx.arg("reason"))
+    outcome = reopen_work(
+        ctx.layout(), ctx.arg("id"), actor=ctx.actor, findings=ctx.arg("finding"), reason=ctx.arg("reason")
+    )
     return Result(outcome.to_json())
 
 
@@ -487,8 +516,7 @@ def approval_show(ctx: Context) -> Result:
 def approval_approve(ctx: Context) -> Result:
     from harn_tui.core.transitions import decide_approval
 
-    outcome = decide_approval(ctx.layout(), ctx.arg("id"), verdict="approve", actor=ctx.actor,
-                              reason=ctx.arg("reason"))
+    outcome = decide_approval(ctx.layout(), ctx.arg("id"), verdict="approve", actor=ctx.actor, reason=ctx.arg("reason"))
     return Result(outcome.to_json())
 
 

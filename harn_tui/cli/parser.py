@@ -84,10 +84,16 @@ def _common(parser: argparse.ArgumentParser, top: bool) -> None:
 
 def executor_options(leaf: Parser) -> None:
     """`--executor local|ray` and `--ray-address ADDR`: where this invocation's attempts run."""
-    leaf.add_argument("--executor", choices=["local", "ray"],
-                      help="where attempts run: local (default) or ray (a Ray cluster; needs harn_tui[ray])")
-    leaf.add_argument("--ray-address", metavar="ADDR",
-                      help="the Ray cluster (with --executor ray; default: $RAY_ADDRESS, else a local Ray)")
+    leaf.add_argument(
+        "--executor",
+        choices=["local", "ray"],
+        help="where attempts run: local (default) or ray (a Ray cluster; needs harn_tui[ray])",
+    )
+    leaf.add_argument(
+        "--ray-address",
+        metavar="ADDR",
+        help="the Ray cluster (with --executor ray; default: $RAY_ADDRESS, else a local Ray)",
+    )
 
 
 def _leaf(group: argparse._SubParsersAction[Parser], name: str, help_text: str) -> Parser:
@@ -133,8 +139,11 @@ def _help(leaf: Parser) -> None:
 
 def _init(init: Parser) -> None:
     init.add_argument("--shared", metavar="GROUP", help="create (or convert) the tree as shared with Unix group GROUP")
-    init.add_argument("--agents", choices=["claude-code", "codex"],
-                      help="also write the starter kit in harn/: team, replanning, agent templates, mission")
+    init.add_argument(
+        "--agents",
+        choices=["claude-code", "codex"],
+        help="also write the starter kit in harn/: team, replanning, agent templates, mission",
+    )
 
 
 def _schema(schema: Parser) -> None:
@@ -147,8 +156,11 @@ def _no_arguments(leaf: Parser) -> None:
 
 def _tui(tui: Parser) -> None:
     tui.add_argument("--no-supervisor", action="store_true", help="do not run the embedded supervisor loop")
-    tui.add_argument("--no-bell", action="store_true",
-                     help="do not ring the terminal bell when a new decision arrives (also HARN_BELL=0)")
+    tui.add_argument(
+        "--no-bell",
+        action="store_true",
+        help="do not ring the terminal bell when a new decision arrives (also HARN_BELL=0)",
+    )
     executor_options(tui)
 
 
@@ -158,8 +170,11 @@ def _examples(examples: Parser) -> None:
 
 def _demo(demo: Parser) -> None:
     demo.add_argument("--no-tui", action="store_true", help="build the demo tree and print its state only")
-    demo.add_argument("dir", nargs="?",
-                      help="where to build the demo tree, new or empty (or --root DIR; default: a new temp directory)")
+    demo.add_argument(
+        "dir",
+        nargs="?",
+        help="where to build the demo tree, new or empty (or --root DIR; default: a new temp directory)",
+    )
 
 
 def _template(template: Parser) -> None:
@@ -171,14 +186,27 @@ def _template(template: Parser) -> None:
     new.add_argument("--worker", required=True, help="the team member who does the work")
     new.add_argument("--judge", help="the team member who judges every criterion (not the worker)")
     new.add_argument("--team", help="a team file whose worker and judge profiles are embedded in the script")
-    new.add_argument("--check", action="append", default=[], metavar="CMD",
-                     help="a check run in the workspace: one argv split with shell rules, run without a shell")
+    new.add_argument(
+        "--check",
+        action="append",
+        default=[],
+        metavar="CMD",
+        help="a check run in the workspace: one argv split with shell rules, run without a shell",
+    )
     new.add_argument("--ask-first", action="store_true", help="the worker's plan waits for an approval first")
-    new.add_argument("--workspace", choices=["git", "none"],
-                     help="git (default inside a git work tree) or none (the scratch directory)")
+    new.add_argument(
+        "--workspace",
+        choices=["git", "none"],
+        help="git (default inside a git work tree) or none (the scratch directory)",
+    )
     new.add_argument("--base", help="the ref a first attempt starts from (default: HEAD when it starts)")
-    new.add_argument("--agent-arg", action="append", default=[], metavar="ARG",
-                     help="a frozen argument for the worker's CLI (write --agent-arg=--flag for one with a dash)")
+    new.add_argument(
+        "--agent-arg",
+        action="append",
+        default=[],
+        metavar="ARG",
+        help="a frozen argument for the worker's CLI (write --agent-arg=--flag for one with a dash)",
+    )
     new.add_argument("--max-diff-kb", type=count, default=256, help="the most of the diff the judge reads (KiB)")
 
 
@@ -194,8 +222,9 @@ def _supervisor(sup: Parser) -> None:
     create.add_argument("--max-total-attempts", type=count, metavar="N", help="attempts the whole goal may use")
     create.add_argument("--max-parallel-work", type=count, metavar="N", help="templates run at once")
     create.add_argument("--max-cycles", type=count, metavar="N", help="cycles one `supervisor run` may take")
-    create.add_argument("--accept-passing-proof", action="store_true",
-                        help="accept passing work with no open finding without a human")
+    create.add_argument(
+        "--accept-passing-proof", action="store_true", help="accept passing work with no open finding without a human"
+    )
     create.add_argument("--retry-blocked", action="store_true", help="retry blocked work without a human")
     _leaf(verbs, "list", "every goal with its state")
     _leaf(verbs, "status", "the serve loops keeping this tree: live and stale, backoff, last error")
@@ -210,8 +239,11 @@ def _supervisor(sup: Parser) -> None:
         if name in ("tick", "run"):
             executor_options(leaf)
         if name == "show":
-            leaf.add_argument("--at", metavar="WHEN",
-                              help="the goal as it stood at WHEN: an ISO 8601 timestamp with an offset, or event:K")
+            leaf.add_argument(
+                "--at",
+                metavar="WHEN",
+                help="the goal as it stood at WHEN: an ISO 8601 timestamp with an offset, or event:K",
+            )
     serve = _leaf(verbs, "serve", "run the loop for every enrolled goal, waking on tree changes")
     serve.add_argument("goals", nargs="*")
     serve.add_argument("--wake-interval", type=wake_seconds, default=5.0)
@@ -241,12 +273,23 @@ def _work(work: Parser) -> None:
     create.add_argument("title", help="a short title (at most 200 characters)")
     create.add_argument("template", help="the executable template file that runs each attempt")
     create.add_argument("--objective", required=True, help="what the work must achieve")
-    create.add_argument("--accept", action="append", default=[], metavar="CRITERION",
-                        help="an acceptance criterion the proof reports on (repeat for more)")
-    create.add_argument("--depends-on", action="append", default=[], metavar="ID",
-                        help="work that must succeed first (ID or ID,ID; repeat for more)")
-    create.add_argument("--max-attempts", type=count, default=3, metavar="N",
-                        help="attempts before the item blocks (default 3)")
+    create.add_argument(
+        "--accept",
+        action="append",
+        default=[],
+        metavar="CRITERION",
+        help="an acceptance criterion the proof reports on (repeat for more)",
+    )
+    create.add_argument(
+        "--depends-on",
+        action="append",
+        default=[],
+        metavar="ID",
+        help="work that must succeed first (ID or ID,ID; repeat for more)",
+    )
+    create.add_argument(
+        "--max-attempts", type=count, default=3, metavar="N", help="attempts before the item blocks (default 3)"
+    )
     create.add_argument("--id", help="the work item's id (default: a new generated id)")
     _leaf(verbs, "list", "every work item")
     for name, help_text in (

@@ -9,10 +9,18 @@ from harn_tui.cli.context import resolve_actor
 from harn_tui.core.ids import check_id
 
 ACTING = {
-    ("supervisor", "plan", "approve"), ("supervisor", "plan", "reject"), ("supervisor", "plan", "retry"),
+    ("supervisor", "plan", "approve"),
+    ("supervisor", "plan", "reject"),
+    ("supervisor", "plan", "retry"),
     ("supervisor", "plan", "reopen"),
-    ("work", "create"), ("work", "run"), ("work", "retry"), ("work", "accept"), ("work", "reopen"),
-    ("work", "cancel"), ("approval", "approve"), ("approval", "deny"),
+    ("work", "create"),
+    ("work", "run"),
+    ("work", "retry"),
+    ("work", "accept"),
+    ("work", "reopen"),
+    ("work", "cancel"),
+    ("approval", "approve"),
+    ("approval", "deny"),
 }
 REASON_REQUIRED = {("supervisor", "plan", "reject"), ("supervisor", "plan", "retry"), ("supervisor", "plan", "reopen")}
 ID_KIND = {"work": "work id", "approval": "approval id", "supervisor": "goal id"}

@@ -41,8 +41,10 @@ def _tick_text(report: dict[str, Any]) -> str:
     ]
     for outcome in report["outcomes"]:
         subject = outcome.get("plan_id") or outcome.get("work_id")
-        lines.append(f"  {outcome['kind']} {subject}: {outcome['status']}"
-                     + (f" ({outcome['reason']})" if outcome.get("reason") else ""))
+        lines.append(
+            f"  {outcome['kind']} {subject}: {outcome['status']}"
+            + (f" ({outcome['reason']})" if outcome.get("reason") else "")
+        )
     if report.get("goal"):
         lines.append(_goal_text(report["goal"]))
     return "\n".join(lines)
@@ -51,8 +53,10 @@ def _tick_text(report: dict[str, Any]) -> str:
 def serve_line(goal_id: str, report: dict[str, Any]) -> str:
     """`supervisor serve`: one line per tick that acted, what it did."""
     did = "; ".join(f"{o['kind']} {o.get('plan_id') or o.get('work_id')}: {o['status']}" for o in report["outcomes"])
-    line = (f"{goal_id}: {report['stop_reason']}  (dispatches {report['dispatches']},"
-            f" acceptances {report['acceptances']}, replans {report['replans']})")
+    line = (
+        f"{goal_id}: {report['stop_reason']}  (dispatches {report['dispatches']},"
+        f" acceptances {report['acceptances']}, replans {report['replans']})"
+    )
     if did:
         line += f"  {did}"
     if report.get("error"):
@@ -90,8 +94,10 @@ def _init_text(document: dict[str, Any]) -> str:
 
 
 def _history_text(document: dict[str, Any]) -> str:
-    lines = [f"{e['position']:>5} {e['ts']}  {e['source']:8} {e['id']}  {e['actor'] or '-'}  {e['event']}: "
-             f"{e['summary']}" for e in document["events"]]
+    lines = [
+        f"{e['position']:>5} {e['ts']}  {e['source']:8} {e['id']}  {e['actor'] or '-'}  {e['event']}: {e['summary']}"
+        for e in document["events"]
+    ]
     return "\n".join([f"history of {document['goal_id']} ({len(lines)} entries)", *lines])
 
 
@@ -123,9 +129,11 @@ def _status_text(document: dict[str, Any]) -> str:
     lines = []
     for service in document["services"]:
         state = "stale" if service["stale"] else "live"
-        line = (f"{service['host']}-{service['pid']}  {state}  actor {service['actor']}  "
-                f"{len(service['goals'])} goal(s), {service['rounds']} round(s), last {service['last_round_at']}, "
-                f"heartbeat {service['heartbeat_at']}")
+        line = (
+            f"{service['host']}-{service['pid']}  {state}  actor {service['actor']}  "
+            f"{len(service['goals'])} goal(s), {service['rounds']} round(s), last {service['last_round_at']}, "
+            f"heartbeat {service['heartbeat_at']}"
+        )
         if service["backoff_s"]:
             line += f"  backing off {service['backoff_s']:g} s"
         if service["last_error"]:
@@ -145,9 +153,16 @@ def _pending_text(rows: list[dict[str, Any]]) -> str:
         return "nothing is waiting for a human"
     lines = []
     for r in rows:
-        subject = " ".join(f"{name}={r[key]}" for name, key in (
-            ("goal", "goal_id"), ("plan", "plan_id"), ("work", "work_id"), ("approval", "approval_id"))
-            if r.get(key) is not None)
+        subject = " ".join(
+            f"{name}={r[key]}"
+            for name, key in (
+                ("goal", "goal_id"),
+                ("plan", "plan_id"),
+                ("work", "work_id"),
+                ("approval", "approval_id"),
+            )
+            if r.get(key) is not None
+        )
         lines.append(f"{r['kind']:12} {subject}  {r['reason']}")
         if r.get("question"):
             lines.append(f"  question: {r['question']}")
@@ -155,22 +170,31 @@ def _pending_text(rows: list[dict[str, Any]]) -> str:
 
 
 def _work_text(item: dict[str, Any]) -> str:
-    lines = [f"{item['id']}  {item['state']}/{item['next_action']}  {item['title']}",
-             f"  reason: {_v(item['reason'])}",
-             f"  goal: {_v(item.get('goal_id'))}  attempts: {item['attempts_used']} of {item['max_attempts']}"
-             f"  depends on: {', '.join(item['dependencies']) or '-'}"]
+    lines = [
+        f"{item['id']}  {item['state']}/{item['next_action']}  {item['title']}",
+        f"  reason: {_v(item['reason'])}",
+        f"  goal: {_v(item.get('goal_id'))}  attempts: {item['attempts_used']} of {item['max_attempts']}"
+        f"  depends on: {', '.join(item['dependencies']) or '-'}",
+    ]
     if item.get("also_goal_ids"):
-        lines.append(f"  also in the graph of goal {', '.join(item['also_goal_ids'])} "
-                     f"(goal {_v(item.get('goal_id'))} governs it)")
+        lines.append(
+            f"  also in the graph of goal {', '.join(item['also_goal_ids'])} "
+            f"(goal {_v(item.get('goal_id'))} governs it)"
+        )
     intent = item.get("intent") or {}
     if intent.get("objective"):
         lines.append(f"  objective: {intent['objective']}")
     lines += [f"  accept: {criterion}" for criterion in intent.get("acceptance", [])]
     for attempt in item.get("attempts", []):
-        lines.append(f"  attempt {attempt['number']} {attempt['run_id']}: {attempt['status']}"
-                     + (f" [{attempt['class']}]" if attempt.get("class") else "")
-                     + (f" ({attempt['summary'] or attempt['reason']})"
-                        if attempt.get("summary") or attempt.get("reason") else ""))
+        lines.append(
+            f"  attempt {attempt['number']} {attempt['run_id']}: {attempt['status']}"
+            + (f" [{attempt['class']}]" if attempt.get("class") else "")
+            + (
+                f" ({attempt['summary'] or attempt['reason']})"
+                if attempt.get("summary") or attempt.get("reason")
+                else ""
+            )
+        )
     lines += [f"  finding {f['id']}: {f['statement']}" for f in item.get("open_findings", [])]
     if item.get("problem"):
         lines.append(f"  problem: {item['problem']}")
@@ -191,8 +215,10 @@ def _approval_text(approval: dict[str, Any]) -> str:
     lines = [_approval_line(approval)]
     if request.get("details"):
         lines.append(f"  details: {request['details']}")
-    lines.append(f"  goal: {_v(request.get('goal_id'))}  run: {_v(request.get('run_id'))}"
-                 f"  requested: {_v(request.get('requested_at'))}")
+    lines.append(
+        f"  goal: {_v(request.get('goal_id'))}  run: {_v(request.get('run_id'))}"
+        f"  requested: {_v(request.get('requested_at'))}"
+    )
     if approval.get("problem"):
         lines.append(f"  problem: {approval['problem']}")
     return "\n".join(lines)
@@ -200,10 +226,12 @@ def _approval_text(approval: dict[str, Any]) -> str:
 
 def _plan_text(plan: dict[str, Any]) -> str:
     """`plan show`: the decision-relevant fields; the request, input and receipts are in `--json`."""
-    lines = [f"plan {plan['sequence']}: {plan['id']}  {plan['trigger']}  {plan['status']}",
-             f"  reason: {_v(plan.get('reason'))}",
-             f"  rationale: {_v(plan.get('rationale'))}",
-             f"  root: {_v(plan.get('root_work_id'))}  work: {', '.join(plan.get('work_ids') or []) or '-'}"]
+    lines = [
+        f"plan {plan['sequence']}: {plan['id']}  {plan['trigger']}  {plan['status']}",
+        f"  reason: {_v(plan.get('reason'))}",
+        f"  rationale: {_v(plan.get('rationale'))}",
+        f"  root: {_v(plan.get('root_work_id'))}  work: {', '.join(plan.get('work_ids') or []) or '-'}",
+    ]
     proposal = plan.get("proposal")
     if proposal:
         lines.append(f"  proposal: {proposal['decision']}")
@@ -217,8 +245,9 @@ def _plan_text(plan: dict[str, Any]) -> str:
     if review:
         lines.append(f"  review: {review['outcome']}")
         for verdict in review.get("reviews", []):
-            lines.append(f"    {verdict.get('reviewer', '?')}: {verdict.get('verdict', '?')}"
-                         f" ({_v(verdict.get('rationale'))})")
+            lines.append(
+                f"    {verdict.get('reviewer', '?')}: {verdict.get('verdict', '?')} ({_v(verdict.get('rationale'))})"
+            )
     lines.append(f"  events: {len(plan.get('events', []))}  (the request, input and receipts: --json)")
     return "\n".join(lines)
 
@@ -278,10 +307,13 @@ def render_text(route: tuple[str, ...], document: Any) -> str:
     if route == ("work", "list"):
         return "\n".join(f"{w['id']}  {w['state']}/{w['next_action']}  {w['title']}" for w in document["work"])
     if route == ("supervisor", "plan", "list"):
-        return "\n".join(
-            f"{p['sequence']:>3} {p['id']}  {p['trigger']}  {p['status']}  {_v(p['reason'])}"
-            for p in document["plans"]
-        ) or "no plans"
+        return (
+            "\n".join(
+                f"{p['sequence']:>3} {p['id']}  {p['trigger']}  {p['status']}  {_v(p['reason'])}"
+                for p in document["plans"]
+            )
+            or "no plans"
+        )
     if route == ("supervisor", "status"):
         return _status_text(document)
     if route == ("fault-points",):

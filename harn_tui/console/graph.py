@@ -44,8 +44,11 @@ def graph_rows(goal: GoalView) -> list[GraphRow]:
 
 def _standalone_rows(goal: GoalView) -> list[GraphRow]:
     """Standalone work has no graph: a heading, then each item that needs a human, in id order."""
-    rows = [GraphRow("heading:standalone", "heading", f"standalone work · {len(goal.work)} need a human · no goal",
-                     generation=0)]
+    rows = [
+        GraphRow(
+            "heading:standalone", "heading", f"standalone work · {len(goal.work)} need a human · no goal", generation=0
+        )
+    ]
     rows += [GraphRow(f"item:{w.id}", "item", w.title, work_id=w.id, view=w, generation=0) for w in goal.work]
     return rows
 
@@ -65,17 +68,32 @@ def _dag_rows(goal: GoalView) -> list[GraphRow]:
     def visit(work_id: str, parent: str | None, lead: str, branch: str) -> None:
         view = views.get(work_id)
         if work_id in shown:
-            rows.append(GraphRow(
-                f"shared:{parent}>{work_id}", "shared", f"{work_id} (shared dependency, shown above)",
-                prefix=lead + branch, work_id=work_id, view=view, generation=goal.generation,
-            ))
+            rows.append(
+                GraphRow(
+                    f"shared:{parent}>{work_id}",
+                    "shared",
+                    f"{work_id} (shared dependency, shown above)",
+                    prefix=lead + branch,
+                    work_id=work_id,
+                    view=view,
+                    generation=goal.generation,
+                )
+            )
             return
         shown.add(work_id)
         title = view.title if view is not None else f"{work_id} (missing)"
-        rows.append(GraphRow(
-            f"item:{work_id}", "item", title, prefix=lead + branch, work_id=work_id, view=view,
-            is_root=parent is None, generation=goal.generation,
-        ))
+        rows.append(
+            GraphRow(
+                f"item:{work_id}",
+                "item",
+                title,
+                prefix=lead + branch,
+                work_id=work_id,
+                view=view,
+                is_root=parent is None,
+                generation=goal.generation,
+            )
+        )
         dependencies = list(view.dependencies) if view is not None else []
         child_lead = lead + ("" if parent is None else ("   " if branch == "└─ " else "│  "))
         for index, dependency in enumerate(dependencies):
@@ -110,15 +128,27 @@ def _superseded_rows(goal: GoalView) -> list[GraphRow]:
         if not gone:
             continue
         origin = f"plan {plan_id}" if plan_id else "the original graph"
-        rows.append(GraphRow(
-            f"heading:gen{number}", "heading", f"superseded generation {number} · from {origin}",
-            active=False, generation=number,
-        ))
+        rows.append(
+            GraphRow(
+                f"heading:gen{number}",
+                "heading",
+                f"superseded generation {number} · from {origin}",
+                active=False,
+                generation=number,
+            )
+        )
         for index, work_id in enumerate(gone):
             view = views.get(work_id)
-            rows.append(GraphRow(
-                f"item:{work_id}", "item", view.title if view else work_id,
-                prefix="└─ " if index == len(gone) - 1 else "├─ ", work_id=work_id, view=view,
-                active=False, generation=number,
-            ))
+            rows.append(
+                GraphRow(
+                    f"item:{work_id}",
+                    "item",
+                    view.title if view else work_id,
+                    prefix="└─ " if index == len(gone) - 1 else "├─ ",
+                    work_id=work_id,
+                    view=view,
+                    active=False,
+                    generation=number,
+                )
+            )
     return rows

@@ -66,8 +66,10 @@ def history_rows(entries: tuple[HistoryEntry, ...]) -> list[HistoryRow]:
             continue
         rows.append(HistoryRow(position, entry))
         members = children.get(position, [])
-        rows += [HistoryRow(child, entries[child - 1], True, index == len(members) - 1)
-                 for index, child in enumerate(members)]
+        rows += [
+            HistoryRow(child, entries[child - 1], True, index == len(members) - 1)
+            for index, child in enumerate(members)
+        ]
     return rows
 
 
@@ -115,5 +117,9 @@ class OverTime:
 
 def _readable(tree: Tree, goal: GoalView | None) -> bool:
     """A goal with a history: not none, not the standalone row, its goal.json read."""
-    return (goal is not None and not is_standalone(goal) and goal.id in tree.goals
-            and tree.goals[goal.id].intent is not None)
+    return (
+        goal is not None
+        and not is_standalone(goal)
+        and goal.id in tree.goals
+        and tree.goals[goal.id].intent is not None
+    )

@@ -22,10 +22,18 @@ from harn_tui.core.rules import awaits_human, provenance_goal
 from harn_tui.core.tree import Tree, bulk_allocation
 from harn_tui.core.tree_files import ApprovalFiles, PlanFiles, WorkFiles
 
-TRANSITION_EVENTS = frozenset({
-    "plan.applied", "plan.completed", "plan.rejected", "plan.retry_requested", "plan.reopened",
-    "work.accepted", "work.reopened", "work.cancelled",
-})
+TRANSITION_EVENTS = frozenset(
+    {
+        "plan.applied",
+        "plan.completed",
+        "plan.rejected",
+        "plan.retry_requested",
+        "plan.reopened",
+        "work.accepted",
+        "work.reopened",
+        "work.cancelled",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -198,8 +206,9 @@ class ConsoleModel:
             if approval is not None and approval.decision is not None:
                 decision = approval.decision
                 goal_id = approval.request.goal_id if approval.request is not None else None
-                found = [SeenEvent(decision.actor, f"approval.{decision.verdict}", approval.id, goal_id,
-                                   decision.decided_at)]
+                found = [
+                    SeenEvent(decision.actor, f"approval.{decision.verdict}", approval.id, goal_id, decision.decided_at)
+                ]
         for event in found:
             if event.actor == "supervisor":
                 self.last_supervisor_event = event

@@ -22,7 +22,6 @@ if TYPE_CHECKING:
 STANDALONE = "(standalone)"  # the console's row for work that belongs to no goal; never a valid goal id
 
 
-
 def pending_proposal(goal: GoalView) -> PlanView | None:
     """The latest plan while `plan reject` (and the first check of approve) holds for it: what both address."""
     latest = goal.latest_plan
@@ -97,9 +96,7 @@ class PastDisposition:
 
 def dispositions_so_far(events: Sequence[WorkEvent]) -> list[PastDisposition]:
     """Dispositions recorded on every earlier `work.accepted` of this item, oldest first."""
-    return [
-        PastDisposition(e.ts, e.actor, d) for e in events if e.event == "work.accepted" for d in e.dispositions
-    ]
+    return [PastDisposition(e.ts, e.actor, d) for e in events if e.event == "work.accepted" for d in e.dispositions]
 
 
 def all_findings(events: Sequence[WorkEvent]) -> list[tuple[str, str, str, str]]:
@@ -143,15 +140,31 @@ def standalone_goal(items: Sequence[WorkView]) -> GoalView | None:
     reviews = [w.id for w in ordered if w.state == "in_review"]
     approvals = [w.id for w in ordered if pending_approval(w) is not None]
     parts = ([f"in review: {', '.join(reviews)}"] if reviews else []) + (
-        [f"waiting on an approval: {', '.join(approvals)}"] if approvals else [])
+        [f"waiting on an approval: {', '.join(approvals)}"] if approvals else []
+    )
     return GoalView(
-        id=STANDALONE, title="Standalone work (no goal)", state="awaiting_attention",
+        id=STANDALONE,
+        title="Standalone work (no goal)",
+        state="awaiting_attention",
         next_action="review" if reviews else "resolve_approval",
         reason=f"{len(ordered)} work item(s) belonging to no goal need a human; " + "; ".join(parts),
-        intent=None, active_root=None, generation=0, attempts_used=sum(w.charged_attempts for w in ordered),
-        attempts_remaining=0, replans_used=0, replans_remaining=0, milestones_completed=0, pending_plan_id=None,
-        attention_plan_id=None, latest_plan_status=None, governed_work_ids=tuple(w.id for w in ordered),
-        active_ids=tuple(w.id for w in ordered), work=ordered, plans=(), problems=(), graph_fingerprint="",
+        intent=None,
+        active_root=None,
+        generation=0,
+        attempts_used=sum(w.charged_attempts for w in ordered),
+        attempts_remaining=0,
+        replans_used=0,
+        replans_remaining=0,
+        milestones_completed=0,
+        pending_plan_id=None,
+        attention_plan_id=None,
+        latest_plan_status=None,
+        governed_work_ids=tuple(w.id for w in ordered),
+        active_ids=tuple(w.id for w in ordered),
+        work=ordered,
+        plans=(),
+        problems=(),
+        graph_fingerprint="",
         mission_complete=False,
     )
 

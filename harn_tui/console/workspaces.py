@@ -16,9 +16,22 @@ from harn_tui.core.records import GitWorkspace, Proof
 SHORT_COMMIT = 7  # git's own default abbreviation
 
 DiffLineKind = Literal["file", "hunk", "added", "removed", "context"]
-_FILE_HEADERS = ("diff --git ", "index ", "--- ", "+++ ", "new file mode", "deleted file mode", "old mode",
-                 "new mode", "similarity index", "rename from", "rename to", "copy from", "copy to",
-                 "Binary files ")
+_FILE_HEADERS = (
+    "diff --git ",
+    "index ",
+    "--- ",
+    "+++ ",
+    "new file mode",
+    "deleted file mode",
+    "old mode",
+    "new mode",
+    "similarity index",
+    "rename from",
+    "rename to",
+    "copy from",
+    "copy to",
+    "Binary files ",
+)
 
 
 def diffstat(workspace: GitWorkspace) -> str:

@@ -46,7 +46,9 @@ _WORK_FILES = frozenset({WORK_INTENT, EVENTS})
 _RUN_FILES = frozenset({PROOF_RECORD, RUN_LEASE, TRANSCRIPT})
 _APPROVAL_FILES = frozenset({APPROVAL_REQUEST_RECORD, APPROVAL_DECISION_RECORD})
 _RECORD_DIRS: dict[str, tuple[Kind, frozenset[str]]] = {
-    WORK_DIR: ("work", _WORK_FILES), RUNS_DIR: ("run", _RUN_FILES), APPROVALS_DIR: ("approval", _APPROVAL_FILES),
+    WORK_DIR: ("work", _WORK_FILES),
+    RUNS_DIR: ("run", _RUN_FILES),
+    APPROVALS_DIR: ("approval", _APPROVAL_FILES),
 }
 
 

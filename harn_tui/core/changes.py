@@ -45,8 +45,11 @@ class ChangeFeed:
         self._changed = threading.Condition()
 
     def put(self, paths: Iterable[str | Path]) -> None:
-        batch = {parts for parts in (parts_under(self.bases, path) for path in paths)
-                 if parts is not None and wakes_the_loop(parts)}
+        batch = {
+            parts
+            for parts in (parts_under(self.bases, path) for path in paths)
+            if parts is not None and wakes_the_loop(parts)
+        }
         if not batch:
             return
         with self._changed:

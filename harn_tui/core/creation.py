@@ -88,7 +88,9 @@ class SharedInit:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "root": str(self.layout.root), "harnery": str(self.layout.base), "group": self.group,
+            "root": str(self.layout.root),
+            "harnery": str(self.layout.base),
+            "group": self.group,
             "repaired": [drift.path for drift in self.drifts if drift.repaired],
             "unrepaired": [{"path": d.path, "problem": d.problem} for d in self.drifts if not d.repaired],
             "unreachable": self.unreachable,
@@ -147,8 +149,9 @@ def template_ref(path: str | Path, base: Path | None = None) -> TemplateRef:
     if not found:
         raise UsageError(f"template file {resolved} does not exist")
     if not os.access(resolved, os.X_OK):
-        raise UsageError(f"template file {resolved} is not executable: a template is run directly "
-                         f"(chmod +x {resolved})")
+        raise UsageError(
+            f"template file {resolved} is not executable: a template is run directly (chmod +x {resolved})"
+        )
     return TemplateRef(path=str(resolved), sha256=sha256_file(resolved))
 
 
@@ -271,9 +274,7 @@ def load_team(path: Path) -> dict[str, SpecialistProfile]:
 def _freeze_argv(argv: list[Any], base: Path) -> list[Any]:
     frozen: list[Any] = []
     for index, part in enumerate(argv):
-        if isinstance(part, str) and (
-            (index == 0 and "/" in part) or (index > 0 and part.startswith(("./", "../")))
-        ):
+        if isinstance(part, str) and ((index == 0 and "/" in part) or (index > 0 and part.startswith(("./", "../")))):
             frozen.append(str((base / part).resolve()))
         else:
             frozen.append(part)
@@ -429,5 +430,11 @@ def _limits(options: GoalOptions) -> Limits:
 
 
 __all__ = [
-    "HARNERY", "FrozenTemplate", "GoalOptions", "create_supervisor", "create_work", "init_shared_tree", "init_tree",
+    "HARNERY",
+    "FrozenTemplate",
+    "GoalOptions",
+    "create_supervisor",
+    "create_work",
+    "init_shared_tree",
+    "init_tree",
 ]

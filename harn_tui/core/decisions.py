@@ -32,8 +32,14 @@ class Decision:
         return self.kind, self.goal_id, self.plan_id, self.work_id, self.approval_id
 
     def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, "goal_id": self.goal_id, "plan_id": self.plan_id, "work_id": self.work_id,
-                "approval_id": self.approval_id, "reason": self.reason}
+        return {
+            "kind": self.kind,
+            "goal_id": self.goal_id,
+            "plan_id": self.plan_id,
+            "work_id": self.work_id,
+            "approval_id": self.approval_id,
+            "reason": self.reason,
+        }
 
 
 def decisions_of(goals: Iterable[GoalView], standalone: Iterable[WorkView]) -> list[Decision]:
@@ -44,12 +50,22 @@ def decisions_of(goals: Iterable[GoalView], standalone: Iterable[WorkView]) -> l
     for goal in goals:
         plan = goal.plan(goal.pending_plan_id) if goal.pending_plan_id else None
         if plan is not None:
-            found.append(Decision("review_plan", goal.id, plan.id, None, None, goal.reason,
-                                  _plan_since(plan, "plan.proposed")))
+            found.append(
+                Decision("review_plan", goal.id, plan.id, None, None, goal.reason, _plan_since(plan, "plan.proposed"))
+            )
         attention = goal.plan(goal.attention_plan_id) if goal.attention_plan_id else None
         if attention is not None and goal.next_action == "retry_plan":
-            found.append(Decision("retry_plan", goal.id, attention.id, None, None, goal.reason,
-                                  _plan_since(attention, "plan.attention")))
+            found.append(
+                Decision(
+                    "retry_plan",
+                    goal.id,
+                    attention.id,
+                    None,
+                    None,
+                    goal.reason,
+                    _plan_since(attention, "plan.attention"),
+                )
+            )
         items = {item.id: item for item in goal.work}
         for work_id in goal.governed_work_ids:
             if work_id in claimed:

@@ -22,9 +22,7 @@ def check_id(value: str, kind: str = "id") -> str:
     """Return `value` if it is a legal ID, else raise UsageError naming the rule."""
     if not is_valid_id(value):
         shown = value if len(value) <= 40 else value[:40] + "..."
-        raise UsageError(
-            f"{kind} {shown!r} is not a valid ID: it must match ^[A-Za-z0-9][A-Za-z0-9._-]{{0,99}}$"
-        )
+        raise UsageError(f"{kind} {shown!r} is not a valid ID: it must match ^[A-Za-z0-9][A-Za-z0-9._-]{{0,99}}$")
     return value
 
 

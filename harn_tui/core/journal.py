@@ -30,6 +30,7 @@ FileIdentity = tuple[int, int, int, int, int]
 def identity_of(found: os.stat_result) -> FileIdentity:
     return found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns, found.st_ctime_ns
 
+
 E = TypeVar("E")
 
 

@@ -30,10 +30,14 @@ def prior_synopsis(view: WorkView, intent: WorkIntent, runs: Mapping[str, RunFil
     else:
         summary = latest.reason or "failed"
         unsatisfied = list(intent.acceptance)
-    return PriorAttempt.model_validate({
-        "run_id": latest.run_id, "summary": bounded_reason(summary), "unsatisfied": unsatisfied[:CRITERIA_MAX],
-        "class": latest.class_,
-    })
+    return PriorAttempt.model_validate(
+        {
+            "run_id": latest.run_id,
+            "summary": bounded_reason(summary),
+            "unsatisfied": unsatisfied[:CRITERIA_MAX],
+            "class": latest.class_,
+        }
+    )
 
 
 def proof_of(run_id: str, runs: Mapping[str, RunFiles], runs_dir: Path) -> Proof | None:

@@ -140,8 +140,9 @@ def remove_dead_here(layout: Layout, *, host: str | None = None) -> list[str]:
     return removed
 
 
-def _scan(layout: Layout, exclude: str | None, stale_after_s: float, host: str,
-          dead: bool = False) -> list[tuple[str, Presence]]:
+def _scan(
+    layout: Layout, exclude: str | None, stale_after_s: float, host: str, dead: bool = False
+) -> list[tuple[str, Presence]]:
     """(file name, heartbeat) of the readable heartbeats that are live (or, with `dead`, dead on `host`)."""
     try:
         names = sorted(os.listdir(layout.presence))

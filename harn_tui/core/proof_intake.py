@@ -49,11 +49,16 @@ def host_failure(
     """A failed proof written by the host: every criterion unknown, the reason as its summary; charged, unless
     `class_` is `environment` (the executor lost the process)."""
     reason = bounded_reason(reason)
-    proof = Proof.model_validate({
-        "run_id": run_id, "status": "failed", "summary": reason,
-        "acceptance": [CriterionResult(criterion=c, status="unknown", evidence="no valid proof") for c in criteria],
-        "class": class_, "finished_at": now_iso(),
-    })
+    proof = Proof.model_validate(
+        {
+            "run_id": run_id,
+            "status": "failed",
+            "summary": reason,
+            "acceptance": [CriterionResult(criterion=c, status="unknown", evidence="no valid proof") for c in criteria],
+            "class": class_,
+            "finished_at": now_iso(),
+        }
+    )
     return Verdict("failed", class_, reason, proof)
 
 
@@ -92,7 +97,8 @@ def _parse_proof(body: bytes, run_id: str, criteria: list[str]) -> Proof:
         extra = sorted((listed - expected).elements())
         raise _Invalid(
             "invalid proof: acceptance must list each of the work's criteria exactly once"
-            + (f"; missing {missing}" if missing else "") + (f"; unexpected or repeated {extra}" if extra else "")
+            + (f"; missing {missing}" if missing else "")
+            + (f"; unexpected or repeated {extra}" if extra else "")
         )
     return proof
 
@@ -103,8 +109,10 @@ def judge(ended: ProcessExit, *, scratch: Path, run_id: str, criteria: list[str]
         return host_failure(run_id, criteria, ended.start_error)
     if ended.output_capped_at is not None:
         return host_failure(
-            run_id, criteria, f"output cap: the template printed more than {ended.output_capped_at} bytes (or its "
-            "transcript reached that size); its process group was killed"
+            run_id,
+            criteria,
+            f"output cap: the template printed more than {ended.output_capped_at} bytes (or its "
+            "transcript reached that size); its process group was killed",
         )
     if ended.timed_out:
         return host_failure(

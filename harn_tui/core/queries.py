@@ -59,8 +59,7 @@ def goal_owner_of(tree: Tree, work_id: str) -> str | None:
 def goals_sharing(tree: Tree, work_id: str, governing: str | None) -> list[str]:
     """The goals other than `governing` whose graphs hold `work_id` too (two goals made on one root, say): they
     see its state, but `governing` decides for it."""
-    return [goal.id for goal in project_tree(tree).goals
-            if goal.id != governing and work_id in goal.governed_work_ids]
+    return [goal.id for goal in project_tree(tree).goals if goal.id != governing and work_id in goal.governed_work_ids]
 
 
 TORN = "torn final line (no trailing newline)"
@@ -133,11 +132,26 @@ def goals_document(layout: Layout) -> tuple[dict[str, Any], Tree]:
 
 def _goal_summary(goal: GoalView) -> dict[str, Any]:
     document = goal.to_json()
-    return {key: document[key] for key in (
-        "id", "title", "state", "next_action", "reason", "root_work_id", "generation", "attempts_used",
-        "attempts_remaining", "replans_used", "replans_remaining", "milestones_completed", "pending_plan_id",
-        "attention_plan_id", "latest_plan_status",
-    )}
+    return {
+        key: document[key]
+        for key in (
+            "id",
+            "title",
+            "state",
+            "next_action",
+            "reason",
+            "root_work_id",
+            "generation",
+            "attempts_used",
+            "attempts_remaining",
+            "replans_used",
+            "replans_remaining",
+            "milestones_completed",
+            "pending_plan_id",
+            "attention_plan_id",
+            "latest_plan_status",
+        )
+    }
 
 
 def plan_view(goal: GoalView, plan_id: str) -> PlanView:
@@ -216,8 +230,12 @@ def work_diff(layout: Layout, work_id: str, run_id: str | None = None) -> dict[s
         proof = proof_of(candidate, tree.runs, layout.runs)
         if proof is not None and proof.workspace is not None:
             workspace = proof.workspace
-            return {"work_id": work_id, "run_id": candidate, "workspace": workspace.model_dump(mode="json"),
-                    "diff": committed_diff(workspace)}
+            return {
+                "work_id": work_id,
+                "run_id": candidate,
+                "workspace": workspace.model_dump(mode="json"),
+                "diff": committed_diff(workspace),
+            }
     if run_id is not None:
         raise NotFound(f"the attempt {run_id} of work {work_id} recorded no git workspace")
     raise NotFound(f"work {work_id} has no attempt with a git workspace")
@@ -256,8 +274,11 @@ def pending_document(layout: Layout, with_questions: bool = False) -> tuple[dict
     tree = Tree.load(layout)
     view = project_tree(tree)
     resolver = WorkResolver(tree)
-    standalone = [item for work_id in sorted(tree.work) if work_id not in view.owner
-                  and (item := resolver.view(work_id)) is not None]
+    standalone = [
+        item
+        for work_id in sorted(tree.work)
+        if work_id not in view.owner and (item := resolver.view(work_id)) is not None
+    ]
     rows = [decision.to_json() for decision in decisions_of(view.goals, standalone)]
     for row in rows if with_questions else []:
         if row["kind"] == "approval":
@@ -311,5 +332,8 @@ def list_approvals(layout: Layout) -> dict[str, Any]:
 def approvals_document(layout: Layout) -> tuple[dict[str, Any], Tree]:
     """`approval list`, and the tree it was read from."""
     tree = Tree.load(layout)
-    return {"approvals": [approval_document(tree, a) for a in sorted(tree.approvals)
-                          if tree.approvals[a].request is not None]}, tree
+    return {
+        "approvals": [
+            approval_document(tree, a) for a in sorted(tree.approvals) if tree.approvals[a].request is not None
+        ]
+    }, tree

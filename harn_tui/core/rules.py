@@ -25,12 +25,29 @@ WorkState = Literal[
 WorkAction = Literal["none", "wait", "run", "resolve_approval", "resume", "review", "retry"]
 GoalState = Literal["corrupt", "succeeded", "running", "ready", "awaiting_attention", "budget_exhausted", "blocked"]
 GoalAction = Literal[
-    "none", "wait", "run", "resolve_approval", "review", "review_plan", "retry_plan", "retry", "plan_initial",
-    "plan_milestone", "replan",
+    "none",
+    "wait",
+    "run",
+    "resolve_approval",
+    "review",
+    "review_plan",
+    "retry_plan",
+    "retry",
+    "plan_initial",
+    "plan_milestone",
+    "replan",
 ]
 NextAction = WorkAction | GoalAction
 PlanStatus = Literal[
-    "reopened", "completed", "applied", "rejected", "retry_requested", "attention", "failed", "proposed", "planning",
+    "reopened",
+    "completed",
+    "applied",
+    "rejected",
+    "retry_requested",
+    "attention",
+    "failed",
+    "proposed",
+    "planning",
     "interrupted",
 ]
 AttemptStatus = Literal["running", "passed", "failed", "parked", "lost"]
@@ -185,17 +202,20 @@ def plan_is_latest(goal: GoalFacts, plan: PlanFacts) -> Check:
     latest = goal.latest_plan
     if latest is None or latest.id == plan.id:
         return Check("latest plan", True, f"{plan.id} is the latest plan")
-    return Check("latest plan", False,
-                 f"plan {plan.id} is not the latest plan of goal {goal.id} (the latest is {latest.id})")
+    return Check(
+        "latest plan", False, f"plan {plan.id} is not the latest plan of goal {goal.id} (the latest is {latest.id})"
+    )
 
 
 def plan_root_unchanged(goal: GoalFacts, plan: PlanFacts) -> Check:
     requested = plan.request.prior_root_work_id
     if requested == goal.active_root:
         return Check("root unchanged", True, f"the active root is still {goal.active_root}")
-    return Check("root unchanged", False,
-                 f"stale root: plan {plan.id} was requested for root {requested}, but the active root is "
-                 f"{goal.active_root}")
+    return Check(
+        "root unchanged",
+        False,
+        f"stale root: plan {plan.id} was requested for root {requested}, but the active root is {goal.active_root}",
+    )
 
 
 def _reviewed_candidate(goal: GoalFacts, plan: PlanFacts) -> Check:
@@ -205,18 +225,27 @@ def _reviewed_candidate(goal: GoalFacts, plan: PlanFacts) -> Check:
         return Check("reviewed candidate", True, f"goal {goal.id} has no reviewers")
     reviewed = next((e for e in plan.events if e.event == "plan.reviewed"), None)
     if reviewed is None or reviewed.event != "plan.reviewed":
-        return Check("reviewed candidate", False,
-                     f"plan {plan.id} has no plan.reviewed event; this goal's reviewers must approve it first")
+        return Check(
+            "reviewed candidate",
+            False,
+            f"plan {plan.id} has no plan.reviewed event; this goal's reviewers must approve it first",
+        )
     if reviewed.candidate_sha256 != plan.proposal_sha256:
-        return Check("reviewed candidate", False,
-                     f"proposal digest changed: proposal.json of plan {plan.id} has sha256 {plan.proposal_sha256}, "
-                     f"the reviewers approved {reviewed.candidate_sha256}")
+        return Check(
+            "reviewed candidate",
+            False,
+            f"proposal digest changed: proposal.json of plan {plan.id} has sha256 {plan.proposal_sha256}, "
+            f"the reviewers approved {reviewed.candidate_sha256}",
+        )
     _, round_sha256 = plan.round_candidate(reviewed.round)
     if round_sha256 != reviewed.candidate_sha256:
         where = "candidate.json" if reviewed.round == 0 else f"revision-{reviewed.round}/candidate.json"
-        return Check("reviewed candidate", False,
-                     f"candidate digest changed: {where} of plan {plan.id} has sha256 {round_sha256}, "
-                     f"the reviewers approved {reviewed.candidate_sha256} in round {reviewed.round}")
+        return Check(
+            "reviewed candidate",
+            False,
+            f"candidate digest changed: {where} of plan {plan.id} has sha256 {round_sha256}, "
+            f"the reviewers approved {reviewed.candidate_sha256} in round {reviewed.round}",
+        )
     return Check("reviewed candidate", True, f"plan {plan.id} is the candidate its reviewers approved")
 
 
@@ -226,14 +255,19 @@ def plan_approve(goal: GoalFacts, plan: PlanFacts) -> Checks:
     proposal = plan.proposal
     decides = proposal is not None and proposal.decision in ("apply", "complete")
     decision = proposal.decision if proposal is not None else "nothing"
-    return Checks((
-        plan_is_proposed(plan),
-        plan_is_latest(goal, plan),
-        Check("apply or complete", decides,
-              f"plan {plan.id} decided {decision}" + ("" if decides else "; only apply or complete can be approved")),
-        plan_root_unchanged(goal, plan),
-        _reviewed_candidate(goal, plan),
-    ))
+    return Checks(
+        (
+            plan_is_proposed(plan),
+            plan_is_latest(goal, plan),
+            Check(
+                "apply or complete",
+                decides,
+                f"plan {plan.id} decided {decision}" + ("" if decides else "; only apply or complete can be approved"),
+            ),
+            plan_root_unchanged(goal, plan),
+            _reviewed_candidate(goal, plan),
+        )
+    )
 
 
 def frozen_template(path: str, sha256: str, what: str) -> Check:
@@ -246,15 +280,22 @@ def frozen_template_body(path: str, sha256: str, what: str) -> tuple[Check, byte
     try:
         body = Path(path).read_bytes()
     except OSError as error:
-        return Check("template unchanged", False,
-                     f"{what} ({path}) cannot be read ({error.strerror}); its frozen sha256 is {sha256}"), None
+        return Check(
+            "template unchanged",
+            False,
+            f"{what} ({path}) cannot be read ({error.strerror}); its frozen sha256 is {sha256}",
+        ), None
     digest = hashlib.sha256(body).hexdigest()
     if digest != sha256:
-        return Check("template unchanged", False,
-                     f"{what} ({path}) changed: its sha256 is now {digest}, frozen {sha256}"), body
+        return Check(
+            "template unchanged", False, f"{what} ({path}) changed: its sha256 is now {digest}, frozen {sha256}"
+        ), body
     if not os.access(path, os.X_OK):
-        return Check("template executable", False,
-                     f"{what} ({path}) is no longer executable: a template is run directly (chmod +x {path})"), body
+        return Check(
+            "template executable",
+            False,
+            f"{what} ({path}) is no longer executable: a template is run directly (chmod +x {path})",
+        ), body
     return Check("template unchanged", True, f"{what} ({path}) has its frozen sha256"), body
 
 
@@ -267,8 +308,13 @@ def plan_templates_frozen(goal: GoalFacts, plan: PlanFacts) -> Checks:
     for template_id in dict.fromkeys(item.template for item in plan.proposal.work) if plan.proposal else ():
         frozen = catalog.get(template_id)
         if frozen is None:
-            checks.append(Check("template in catalog", False,
-                                f"plan {plan.id} names template {template_id!r}, which is not in the frozen catalog"))
+            checks.append(
+                Check(
+                    "template in catalog",
+                    False,
+                    f"plan {plan.id} names template {template_id!r}, which is not in the frozen catalog",
+                )
+            )
             break
         checks.append(frozen_template(frozen.path, frozen.sha256, f"template {template_id}"))
         if not checks[-1].holds:
@@ -289,22 +335,41 @@ def plan_retry(goal: GoalFacts, plan: PlanFacts) -> Checks:
     mission not complete, and a replan slot left."""
     fingerprint_same = plan.request.graph_fingerprint == goal.graph_fingerprint
     slots = goal.replans_used + goal.replans_remaining
-    return Checks((
-        plan_is_latest(goal, plan),
-        Check("in attention", plan.status == "attention", f"plan {plan.id} is {plan.status}, not attention"
-              if plan.status != "attention" else f"plan {plan.id} is in attention"),
-        plan_root_unchanged(goal, plan),
-        Check("fingerprint unchanged", fingerprint_same,
-              "the active graph is unchanged since the plan was requested" if fingerprint_same
-              else f"stale graph: plan {plan.id} was requested at fingerprint {plan.request.graph_fingerprint}, "
-                   f"the graph is now {goal.graph_fingerprint}"),
-        Check("mission not complete", not goal.mission_complete,
-              f"goal {goal.id}'s mission is complete; there is nothing to plan" if goal.mission_complete
-              else "the mission is not complete"),
-        Check(REPLAN_SLOT, goal.replans_remaining > 0,
-              f"{goal.replans_remaining} of {slots} replan slots left" if goal.replans_remaining > 0
-              else f"no replan slot left: goal {goal.id} has used all {goal.replans_used} of its replans"),
-    ))
+    return Checks(
+        (
+            plan_is_latest(goal, plan),
+            Check(
+                "in attention",
+                plan.status == "attention",
+                f"plan {plan.id} is {plan.status}, not attention"
+                if plan.status != "attention"
+                else f"plan {plan.id} is in attention",
+            ),
+            plan_root_unchanged(goal, plan),
+            Check(
+                "fingerprint unchanged",
+                fingerprint_same,
+                "the active graph is unchanged since the plan was requested"
+                if fingerprint_same
+                else f"stale graph: plan {plan.id} was requested at fingerprint {plan.request.graph_fingerprint}, "
+                f"the graph is now {goal.graph_fingerprint}",
+            ),
+            Check(
+                "mission not complete",
+                not goal.mission_complete,
+                f"goal {goal.id}'s mission is complete; there is nothing to plan"
+                if goal.mission_complete
+                else "the mission is not complete",
+            ),
+            Check(
+                REPLAN_SLOT,
+                goal.replans_remaining > 0,
+                f"{goal.replans_remaining} of {slots} replan slots left"
+                if goal.replans_remaining > 0
+                else f"no replan slot left: goal {goal.id} has used all {goal.replans_used} of its replans",
+            ),
+        )
+    )
 
 
 def plan_reopen(goal: GoalFacts, plan: PlanFacts) -> Checks:
@@ -312,15 +377,25 @@ def plan_reopen(goal: GoalFacts, plan: PlanFacts) -> Checks:
     mission = goal.intent.mission if goal.intent is not None else None
     limit = mission.max_milestones if mission is not None else 0
     done = goal.milestones_completed
-    return Checks((
-        plan_is_latest(goal, plan),
-        Check("completed", plan.status == "completed",
-              f"plan {plan.id} is completed" if plan.status == "completed"
-              else f"plan {plan.id} is {plan.status}, not completed; only a completed mission can be reopened"),
-        Check("milestone left", mission is not None and done < limit,
-              f"no milestone left: goal {goal.id} has completed {done} of its {limit} milestones"
-              if mission is None or done >= limit else f"{done} of {limit} milestones completed"),
-    ))
+    return Checks(
+        (
+            plan_is_latest(goal, plan),
+            Check(
+                "completed",
+                plan.status == "completed",
+                f"plan {plan.id} is completed"
+                if plan.status == "completed"
+                else f"plan {plan.id} is {plan.status}, not completed; only a completed mission can be reopened",
+            ),
+            Check(
+                "milestone left",
+                mission is not None and done < limit,
+                f"no milestone left: goal {goal.id} has completed {done} of its {limit} milestones"
+                if mission is None or done >= limit
+                else f"{done} of {limit} milestones completed",
+            ),
+        )
+    )
 
 
 REVISION_ROUND_LEFT = "revision round left"
@@ -331,19 +406,34 @@ def review_revision(reviews: Sequence[Review], revisions_made: int, max_revision
     or revise, at least one is revise or carries a blocking finding (the reviewers want a better candidate, not
     a human: an `attention` verdict never revises), and fewer than `max_revision_rounds` revisions were made."""
     only = all(review.verdict in ("approve", "revise") for review in reviews)
-    objecting = [review.reviewer for review in reviews
-                 if review.verdict == "revise" or any(f.severity == "blocking" for f in review.findings)]
-    return Checks((
-        Check("approve or revise only", only,
-              "every verdict is approve or revise" if only else "a reviewer asked for attention: a human decides"),
-        Check("a revision asked", bool(objecting),
-              f"revision asked by {', '.join(objecting)}" if objecting
-              else "every reviewer approved with no blocking finding"),
-        Check(REVISION_ROUND_LEFT, revisions_made < max_revision_rounds,
-              f"{revisions_made} of {max_revision_rounds} revision rounds made"
-              if revisions_made < max_revision_rounds
-              else f"revision rounds exhausted ({max_revision_rounds})"),
-    ))
+    objecting = [
+        review.reviewer
+        for review in reviews
+        if review.verdict == "revise" or any(f.severity == "blocking" for f in review.findings)
+    ]
+    return Checks(
+        (
+            Check(
+                "approve or revise only",
+                only,
+                "every verdict is approve or revise" if only else "a reviewer asked for attention: a human decides",
+            ),
+            Check(
+                "a revision asked",
+                bool(objecting),
+                f"revision asked by {', '.join(objecting)}"
+                if objecting
+                else "every reviewer approved with no blocking finding",
+            ),
+            Check(
+                REVISION_ROUND_LEFT,
+                revisions_made < max_revision_rounds,
+                f"{revisions_made} of {max_revision_rounds} revision rounds made"
+                if revisions_made < max_revision_rounds
+                else f"revision rounds exhausted ({max_revision_rounds})",
+            ),
+        )
+    )
 
 
 def latest_attention_plan(plans: Sequence[P]) -> P | None:
@@ -357,8 +447,15 @@ def latest_attention_plan(plans: Sequence[P]) -> P | None:
 def work_accept(work: WorkFacts, dispositions: Sequence[Disposition] | None = None) -> Checks:
     """`work accept`: in review; with `dispositions` given, every open finding disposed, no unknown ids, and
     none when nothing is open (without them, only the state: the console asks for them next)."""
-    checks = [Check("in review", work.state == "in_review", f"work {work.id} is {work.state}, not in_review"
-                    if work.state != "in_review" else f"work {work.id} is in review")]
+    checks = [
+        Check(
+            "in review",
+            work.state == "in_review",
+            f"work {work.id} is {work.state}, not in_review"
+            if work.state != "in_review"
+            else f"work {work.id} is in review",
+        )
+    ]
     if dispositions is None:
         return Checks(tuple(checks))
     open_ids = [f.id for f in work.open_findings]
@@ -366,31 +463,55 @@ def work_accept(work: WorkFacts, dispositions: Sequence[Disposition] | None = No
     unknown = [d.id for d in dispositions if d.id not in open_ids]
     missing = [finding_id for finding_id in open_ids if finding_id not in given_ids]
     checks += [
-        Check("dispositions allowed", not (dispositions and not open_ids),
-              f"work {work.id} has no open finding; --dispose is not allowed"),
-        Check("known finding ids", not unknown,
-              f"unknown finding id {', '.join(unknown)} (open findings: {', '.join(open_ids)})"),
-        Check("every open finding disposed", not missing,
-              f"findings not disposed: {', '.join(missing)}; every open finding needs "
-              "--dispose ID=fixed or --dispose ID=deferred:REASON"),
+        Check(
+            "dispositions allowed",
+            not (dispositions and not open_ids),
+            f"work {work.id} has no open finding; --dispose is not allowed",
+        ),
+        Check(
+            "known finding ids",
+            not unknown,
+            f"unknown finding id {', '.join(unknown)} (open findings: {', '.join(open_ids)})",
+        ),
+        Check(
+            "every open finding disposed",
+            not missing,
+            f"findings not disposed: {', '.join(missing)}; every open finding needs "
+            "--dispose ID=fixed or --dispose ID=deferred:REASON",
+        ),
     ]
     return Checks(tuple(checks))
 
 
 def work_reopen(work: WorkFacts) -> Checks:
     """`work reopen`: in review, succeeded, blocked or cancelled."""
-    return Checks((Check("reopenable", work.state in REOPENABLE,
-                         f"work {work.id} is {work.state}; reopen needs in_review, succeeded, blocked or cancelled"),))
+    return Checks(
+        (
+            Check(
+                "reopenable",
+                work.state in REOPENABLE,
+                f"work {work.id} is {work.state}; reopen needs in_review, succeeded, blocked or cancelled",
+            ),
+        )
+    )
 
 
 def work_cancel(work: WorkFacts) -> Checks:
     """`work cancel`: not running; waiting, ready, awaiting an approval, blocked or in review."""
-    return Checks((
-        Check("not running", work.state != "running",
-              f"work {work.id} is running; cancel is refused while an attempt runs"),
-        Check("cancellable", work.state in CANCELLABLE,
-              f"work {work.id} is {work.state}; cancel needs waiting, ready, awaiting_approval, blocked or in_review"),
-    ))
+    return Checks(
+        (
+            Check(
+                "not running",
+                work.state != "running",
+                f"work {work.id} is running; cancel is refused while an attempt runs",
+            ),
+            Check(
+                "cancellable",
+                work.state in CANCELLABLE,
+                f"work {work.id} is {work.state}; cancel needs waiting, ready, awaiting_approval, blocked or in_review",
+            ),
+        )
+    )
 
 
 def pending_approval(work: WorkFacts) -> str | None:
@@ -407,13 +528,21 @@ def awaits_human(work: WorkFacts) -> bool:
 
 def approval_decide(work: WorkFacts, approval_id: str) -> Checks:
     """`approval approve / deny`: the approval is pending, i.e. its work is parked on it (else it is moot)."""
-    return Checks((
-        Check("work not cancelled", work.state != "cancelled",
-              f"approval {approval_id} is moot: work {work.id} is cancelled"),
-        Check("attempt parked on it", work.state == "awaiting_approval" and work.approval_id == approval_id,
-              f"approval {approval_id} is moot: work {work.id} is {work.state} "
-              "and its attempt is no longer parked on it"),
-    ))
+    return Checks(
+        (
+            Check(
+                "work not cancelled",
+                work.state != "cancelled",
+                f"approval {approval_id} is moot: work {work.id} is cancelled",
+            ),
+            Check(
+                "attempt parked on it",
+                work.state == "awaiting_approval" and work.approval_id == approval_id,
+                f"approval {approval_id} is moot: work {work.id} is {work.state} "
+                "and its attempt is no longer parked on it",
+            ),
+        )
+    )
 
 
 # ----- which goal governs a work item
@@ -441,14 +570,25 @@ def _dispatchable(goal: GoalBudgetFacts | None, work: DispatchFacts, *, budget: 
         return []
     limit = goal.intent.limits.max_total_attempts if goal.intent is not None else 0
     checks = [
-        Check("in the active graph", work.active,
-              f"work {work.id} is not in the active graph of goal {goal.id}; superseded work is never dispatchable"),
-        Check("goal unfinished", goal.state != "succeeded",
-              f"goal {goal.id} has succeeded; its work is not dispatched any more"),
+        Check(
+            "in the active graph",
+            work.active,
+            f"work {work.id} is not in the active graph of goal {goal.id}; superseded work is never dispatchable",
+        ),
+        Check(
+            "goal unfinished",
+            goal.state != "succeeded",
+            f"goal {goal.id} has succeeded; its work is not dispatched any more",
+        ),
     ]
     if budget:
-        checks.append(Check("attempt left", goal.attempts_remaining > 0,
-                            f"budget exhausted: goal {goal.id} has used all {limit} of its attempts"))
+        checks.append(
+            Check(
+                "attempt left",
+                goal.attempts_remaining > 0,
+                f"budget exhausted: goal {goal.id} has used all {limit} of its attempts",
+            )
+        )
     return checks
 
 
@@ -467,30 +607,51 @@ def blocked_by_streak_only(work: DispatchFacts) -> bool:
 
 def work_run(goal: GoalBudgetFacts | None, work: DispatchFacts) -> Checks:
     """`work run` (and the supervisor's dispatch): the item is ready, plus the goal's checks."""
-    return Checks((*_dispatchable(goal, work), Check(
-        "ready", work.state == "ready",
-        f"work {work.id} is {work.state}/{work.next_action}, not ready: {work.reason}")))
+    return Checks(
+        (
+            *_dispatchable(goal, work),
+            Check(
+                "ready",
+                work.state == "ready",
+                f"work {work.id} is {work.state}/{work.next_action}, not ready: {work.reason}",
+            ),
+        )
+    )
 
 
 def work_retry(goal: GoalBudgetFacts | None, work: DispatchFacts, *, operator: bool) -> Checks:
     """`work retry`: blocked with next action retry, or (for an operator, not the supervisor) blocked only by the
     uncharged streak; plus the goal's checks."""
-    return Checks((
-        *_dispatchable(goal, work),
-        Check("blocked", work.state == "blocked",
-              f"work {work.id} is {work.state}, not blocked; only blocked work is retried"),
-        Check("retryable", work.next_action == "retry" or (operator and blocked_by_streak_only(work)),
-              f"work {work.id} is blocked/none and cannot be retried: {work.reason}"),
-    ))
+    return Checks(
+        (
+            *_dispatchable(goal, work),
+            Check(
+                "blocked",
+                work.state == "blocked",
+                f"work {work.id} is {work.state}, not blocked; only blocked work is retried",
+            ),
+            Check(
+                "retryable",
+                work.next_action == "retry" or (operator and blocked_by_streak_only(work)),
+                f"work {work.id} is blocked/none and cannot be retried: {work.reason}",
+            ),
+        )
+    )
 
 
 def work_resume(goal: GoalBudgetFacts | None, work: DispatchFacts) -> Checks:
     """A resume of a parked attempt: awaiting_approval/resume (parked, its approval decided); the goal's checks
     but the budget (a resume is the same attempt, charged once)."""
-    return Checks((*_dispatchable(goal, work, budget=False), Check(
-        "parked and decided",
-        work.state == "awaiting_approval" and work.next_action == "resume" and work.latest_attempt is not None,
-        f"work {work.id} is {work.state}/{work.next_action}; a resume needs awaiting_approval/resume")))
+    return Checks(
+        (
+            *_dispatchable(goal, work, budget=False),
+            Check(
+                "parked and decided",
+                work.state == "awaiting_approval" and work.next_action == "resume" and work.latest_attempt is not None,
+                f"work {work.id} is {work.state}/{work.next_action}; a resume needs awaiting_approval/resume",
+            ),
+        )
+    )
 
 
 # ----- the goal's rules, first match
@@ -576,8 +737,9 @@ def goal_rule_5_resolve_approval(goal: GoalSituation) -> GoalDecision | None:
     """5. An active item is parked on an approval (pending, or decided without resume_approved)."""
     parked = goal.active_in("awaiting_approval")
     if parked:
-        return GoalDecision(5, "awaiting_attention", "resolve_approval",
-                            f"approval {parked[0].approval_id} awaits a decision")
+        return GoalDecision(
+            5, "awaiting_attention", "resolve_approval", f"approval {parked[0].approval_id} awaits a decision"
+        )
     return None
 
 
@@ -593,8 +755,9 @@ def goal_rule_7_review_plan(goal: GoalSituation) -> GoalDecision | None:
     """7. The latest plan is proposed."""
     latest = goal.latest_plan
     if latest is not None and latest.status == "proposed":
-        return GoalDecision(7, "awaiting_attention", "review_plan", f"plan {latest.id} awaits review",
-                            pending_plan_id=latest.id)
+        return GoalDecision(
+            7, "awaiting_attention", "review_plan", f"plan {latest.id} awaits review", pending_plan_id=latest.id
+        )
     return None
 
 
@@ -616,9 +779,13 @@ def goal_rule_8_attention_plan(goal: GoalSituation) -> GoalDecision | None:
 def goal_rule_9_attempts_exhausted(goal: GoalSituation) -> GoalDecision | None:
     """9. No attempt left in the goal's budget."""
     if goal.attempts_remaining == 0:
-        return GoalDecision(9, "budget_exhausted", "none",
-                            f"attempt budget exhausted: all {goal.intent.limits.max_total_attempts} attempts "
-                            "of the goal's max_total_attempts are used")
+        return GoalDecision(
+            9,
+            "budget_exhausted",
+            "none",
+            f"attempt budget exhausted: all {goal.intent.limits.max_total_attempts} attempts "
+            "of the goal's max_total_attempts are used",
+        )
     return None
 
 
@@ -641,8 +808,9 @@ def goal_rule_11_planner_eligible(goal: GoalSituation) -> GoalDecision | None:
     if mission and goal.root_state == "succeeded" and latest is not None and latest.status == "reopened":
         return GoalDecision(11, "ready", "plan_milestone", f"plan {latest.id} reopened the mission: {latest.reason}")
     if mission and goal.root_state == "succeeded":
-        return GoalDecision(11, "ready", "plan_milestone",
-                            f"milestone root {goal.active_root} succeeded; next milestone due")
+        return GoalDecision(
+            11, "ready", "plan_milestone", f"milestone root {goal.active_root} succeeded; next milestone due"
+        )
     return GoalDecision(11, "ready", "replan", stuck_reason(goal))
 
 
@@ -678,8 +846,9 @@ def goal_rule_13_blocked(goal: GoalSituation) -> GoalDecision:
 
 
 # a latest plan in one of these does not hold the goal; its reason reaches the next planner
-RELEASING_STATUSES: frozenset[PlanStatus] = frozenset({"rejected", "retry_requested", "failed", "interrupted",
-                                                      "reopened"})
+RELEASING_STATUSES: frozenset[PlanStatus] = frozenset(
+    {"rejected", "retry_requested", "failed", "interrupted", "reopened"}
+)
 
 
 def stuck_reason(goal: GoalSituation) -> str:

@@ -97,9 +97,16 @@ class AttemptResult:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "run_id": self.run_id, "work_id": self.work_id, "goal_id": self.goal_id, "attempt": self.attempt,
-            "trigger": self.trigger, "resumed": self.resumed, "status": self.status, "class": self.class_,
-            "reason": self.reason, "approval_id": self.approval_id,
+            "run_id": self.run_id,
+            "work_id": self.work_id,
+            "goal_id": self.goal_id,
+            "attempt": self.attempt,
+            "trigger": self.trigger,
+            "resumed": self.resumed,
+            "status": self.status,
+            "class": self.class_,
+            "reason": self.reason,
+            "approval_id": self.approval_id,
             "work": {"state": self.work_state, "next_action": self.next_action},
         }
 
@@ -115,7 +122,8 @@ class AttemptInterrupted(KeyboardInterrupt):
     def __init__(self, result: AttemptResult) -> None:
         super().__init__(
             f"interrupted: attempt {result.attempt} of work {result.work_id} ({result.run_id}) is recorded failed, "
-            f"uncharged ({INTERRUPTED}); the work is {result.work_state}/{result.next_action}")
+            f"uncharged ({INTERRUPTED}); the work is {result.work_state}/{result.next_action}"
+        )
         self.result = result
 
 
@@ -201,8 +209,13 @@ class PreparedAttempt:
         transcript = TranscriptWriter(self.run_dir / "transcript.jsonl")
         deadline = datetime.now(UTC) + timedelta(seconds=timeout)  # wall time, even with HARN_FIXED_NOW pinned
         job = TemplateRun(
-            run_id=self.run_id, template_path=self.intent.template.path, sha256=self.intent.template.sha256,
-            body=self.template_body, scratch=self.scratch, contract=self._contract(deadline), timeout_s=timeout,
+            run_id=self.run_id,
+            template_path=self.intent.template.path,
+            sha256=self.intent.template.sha256,
+            body=self.template_body,
+            scratch=self.scratch,
+            contract=self._contract(deadline),
+            timeout_s=timeout,
             root=self.layout.root,
         )
         criteria = list(self.intent.acceptance)
@@ -223,8 +236,11 @@ class PreparedAttempt:
     def _contract(self, deadline: datetime) -> dict[str, str]:
         """The run's `HARN_*` variables (the executor adds the environment they join)."""
         env = {
-            "HARN_MANIFEST": str(self.run_dir / "manifest.json"), "HARN_RUN_DIR": str(self.scratch),
-            "HARN_PROOF": str(self.scratch / PROOF), "HARN_RUN_ID": self.run_id, "HARN_DEADLINE": iso(deadline),
+            "HARN_MANIFEST": str(self.run_dir / "manifest.json"),
+            "HARN_RUN_DIR": str(self.scratch),
+            "HARN_PROOF": str(self.scratch / PROOF),
+            "HARN_RUN_ID": self.run_id,
+            "HARN_DEADLINE": iso(deadline),
         }
         if self.approval_path is not None:
             env["HARN_APPROVAL"] = str(self.approval_path)
@@ -239,8 +255,13 @@ class PreparedAttempt:
         assert verdict.ask is not None
         approval_id = make_approval_id(self.run_id, self.parks_so_far + 1)
         request = ApprovalRequest(
-            id=approval_id, run_id=self.run_id, work_id=self.work_id, goal_id=self.goal_id,
-            question=verdict.ask.question, details=verdict.ask.details, requested_at=now_iso(),
+            id=approval_id,
+            run_id=self.run_id,
+            work_id=self.work_id,
+            goal_id=self.goal_id,
+            question=verdict.ask.question,
+            details=verdict.ask.details,
+            requested_at=now_iso(),
         )
         write_record(self.layout.approval(approval_id) / "request.json", request)
         return approval_id
@@ -255,14 +276,28 @@ class PreparedAttempt:
             tree.refresh_logs_of(WorkResolver(tree).closure(self.work_id))
             repair_lost_attempts(tree, governed_by_lease(tree, self.work_id, owner))
             append_event(
-                tree.work[self.work_id].log, AttemptFinished, self.actor, run_id=self.run_id,
-                status=verdict.status, reason=verdict.reason, approval_id=approval_id, **{"class": verdict.class_},
+                tree.work[self.work_id].log,
+                AttemptFinished,
+                self.actor,
+                run_id=self.run_id,
+                status=verdict.status,
+                reason=verdict.reason,
+                approval_id=approval_id,
+                **{"class": verdict.class_},
             )
             state, action = _state_after(tree, self.work_id)
         return AttemptResult(
-            run_id=self.run_id, work_id=self.work_id, goal_id=self.goal_id, attempt=self.number,
-            trigger=self.trigger, resumed=self.approval_path is not None, status=verdict.status,
-            class_=verdict.class_, reason=verdict.reason, approval_id=approval_id, work_state=state,
+            run_id=self.run_id,
+            work_id=self.work_id,
+            goal_id=self.goal_id,
+            attempt=self.number,
+            trigger=self.trigger,
+            resumed=self.approval_path is not None,
+            status=verdict.status,
+            class_=verdict.class_,
+            reason=verdict.reason,
+            approval_id=approval_id,
+            work_state=state,
             next_action=action,
         )
 
@@ -319,8 +354,16 @@ def _prepare_start(scope: WorkScope, *, actor: str, retry: bool) -> PreparedAtte
         reserve_note(directory)
         goal_intent = scope.goal.intent if scope.goal is not None else None
         manifest = build_manifest(
-            run_id=run_id, goal_id=scope.goal_id, goal=goal_intent, intent=intent, view=scope.view,
-            number=number, trigger=trigger, runs=scope.tree.runs, work=scope.tree.work, runs_dir=scope.layout.runs,
+            run_id=run_id,
+            goal_id=scope.goal_id,
+            goal=goal_intent,
+            intent=intent,
+            view=scope.view,
+            number=number,
+            trigger=trigger,
+            runs=scope.tree.runs,
+            work=scope.tree.work,
+            runs_dir=scope.layout.runs,
         )
         write_record(directory / "manifest.json", manifest)
         fsync_dir(scope.layout.runs)
@@ -346,12 +389,23 @@ def _prepare_resume(scope: WorkScope, *, actor: str) -> PreparedAttempt:
         lease.release()
         raise
     parks = sum(
-        1 for e in scope.files.events
+        1
+        for e in scope.files.events
         if e.event == "attempt.finished" and e.run_id == parked.run_id and e.status == "parked"
     )
     return PreparedAttempt(
-        scope.layout, scope.work_id, scope.goal_id, actor, intent, parked.run_id, parked.number, parked.trigger,
-        scope.layout.approval(parked.approval_id) / "decision.json", parks, lease, body,
+        scope.layout,
+        scope.work_id,
+        scope.goal_id,
+        actor,
+        intent,
+        parked.run_id,
+        parked.number,
+        parked.trigger,
+        scope.layout.approval(parked.approval_id) / "decision.json",
+        parks,
+        lease,
+        body,
     )
 
 

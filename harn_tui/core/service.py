@@ -101,8 +101,9 @@ class LoopState:
 class ServiceHeartbeat:
     """This process's status file, rewritten every `every_s` by a daemon thread between `start()` and `stop()`."""
 
-    def __init__(self, layout: Layout, actor: str, state: LoopState, *, executor: str = "local",
-                 every_s: float = BEAT_EVERY_S) -> None:
+    def __init__(
+        self, layout: Layout, actor: str, state: LoopState, *, executor: str = "local", every_s: float = BEAT_EVERY_S
+    ) -> None:
         self.layout = layout
         self.actor = actor
         self.state = state
@@ -132,9 +133,17 @@ class ServiceHeartbeat:
     def beat(self) -> None:
         goals, rounds, last_round_at, backoff_s, last_error = self.state.snapshot()
         status = ServiceStatus(
-            host=self.host, pid=self.pid, actor=self.actor, started_at=self.started_at, heartbeat_at=now_iso(),
-            goals=list(goals), rounds=rounds, last_round_at=last_round_at, backoff_s=backoff_s,
-            last_error=last_error, executor=self.executor,
+            host=self.host,
+            pid=self.pid,
+            actor=self.actor,
+            started_at=self.started_at,
+            heartbeat_at=now_iso(),
+            goals=list(goals),
+            rounds=rounds,
+            last_round_at=last_round_at,
+            backoff_s=backoff_s,
+            last_error=last_error,
+            executor=self.executor,
         )
         with contextlib.suppress(OSError, SystemRefused):  # a full or read-only tree: the status goes stale
             remove_dead_here(self.layout, self.host)

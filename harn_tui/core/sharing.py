@@ -191,8 +191,11 @@ def drift_of(found: os.stat_result, group: int) -> str | None:
     mode, want = stat.S_IMODE(found.st_mode), wanted_mode(found)
     if mode != want:
         wrong.append(f"mode {mode:04o}, not {want:04o}")
-    return "; ".join(wrong) + f" (a shared tree's rule; `harn init --shared {group_name(group)}` repairs it)" \
-        if wrong else None
+    return (
+        "; ".join(wrong) + f" (a shared tree's rule; `harn init --shared {group_name(group)}` repairs it)"
+        if wrong
+        else None
+    )
 
 
 def walk_drift(base: Path, group: int, *, repair: bool) -> list[Drift]:
@@ -251,8 +254,9 @@ def unreachable_parents(root: Path, group: int) -> list[str]:
             continue
         mode = stat.S_IMODE(found.st_mode)
         if not (mode & stat.S_IXOTH or (mode & stat.S_IXGRP and found.st_gid == group)):
-            blocked.append(f"{directory} (mode {mode:04o}, owner {user_name(found.st_uid)}, "
-                           f"group {group_name(found.st_gid)})")
+            blocked.append(
+                f"{directory} (mode {mode:04o}, owner {user_name(found.st_uid)}, group {group_name(found.st_gid)})"
+            )
     return blocked
 
 
@@ -289,18 +293,24 @@ def refused_read(path: str | os.PathLike[str], error: OSError) -> SystemRefused:
         group = group_name(found.st_gid)
         if is_member(found.st_gid):
             return SystemRefused(f"{refused.message}; the tree is shared with group {group}")
-        return SystemRefused(f"{refused.message}; the tree is shared with group {group}, and you ({login}) "
-                             f"are not in it: ask to be added to {group}")
+        return SystemRefused(
+            f"{refused.message}; the tree is shared with group {group}, and you ({login}) "
+            f"are not in it: ask to be added to {group}"
+        )
     if found.st_uid == os.geteuid():
         return refused
     mode = stat.S_IMODE(found.st_mode)
     if mode & stat.S_IRWXG and not is_member(found.st_gid):
         group = group_name(found.st_gid)
-        return SystemRefused(f"{refused.message}; it is open to group {group} only (mode {mode:04o}), and you "
-                             f"({login}) are not in it: ask to be added to {group}")
+        return SystemRefused(
+            f"{refused.message}; it is open to group {group} only (mode {mode:04o}), and you "
+            f"({login}) are not in it: ask to be added to {group}"
+        )
     owner = user_name(found.st_uid)
-    return SystemRefused(f"{refused.message}; it is private to {owner} (mode {mode:04o}): ask {owner} to share "
-                         "it with `harn init --shared GROUP`")
+    return SystemRefused(
+        f"{refused.message}; it is private to {owner} (mode {mode:04o}): ask {owner} to share "
+        "it with `harn init --shared GROUP`"
+    )
 
 
 def require_readable(base: Path) -> None:

@@ -65,8 +65,15 @@ def run_template(
     `preexec_fn` runs in the child before the template (a cluster worker asks to be outlived by none)."""
     try:
         process = subprocess.Popen(
-            [path], cwd=cwd, env=dict(env), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE, start_new_session=True, close_fds=True, umask=child_umask(cwd),
+            [path],
+            cwd=cwd,
+            env=dict(env),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+            close_fds=True,
+            umask=child_umask(cwd),
             preexec_fn=preexec_fn,
         )
     except OSError as error:

@@ -79,8 +79,11 @@ class Tree:
         self._work_dir = layout.work_dir
         self._runs_dir = layout.runs
         # a top-level directory that is a symbolic link (or no directory): nothing under it is entered
-        self._top_problems = {top: problem for top in ("supervisors", "work", "runs", "approvals")
-                              if (problem := directory_problem(layout.base / top))}
+        self._top_problems = {
+            top: problem
+            for top in ("supervisors", "work", "runs", "approvals")
+            if (problem := directory_problem(layout.base / top))
+        }
         # while `load` runs: the names listed as plain directories under each top-level directory (one scandir
         # each instead of an lstat per goal, work item, run and approval)
         self._plain: dict[str, set[str]] = {}
@@ -350,8 +353,11 @@ class Tree:
         approval = ApprovalFiles(approval_id, self.layout.approval(approval_id))
         self.approvals[approval_id] = approval
         approval.problem = self._linked("approvals", approval.directory, approval_id)
-        names = () if approval.problem else (
-            (APPROVAL_REQUEST_RECORD, ApprovalRequest), (APPROVAL_DECISION_RECORD, ApprovalDecision))
+        names = (
+            ()
+            if approval.problem
+            else ((APPROVAL_REQUEST_RECORD, ApprovalRequest), (APPROVAL_DECISION_RECORD, ApprovalDecision))
+        )
         for name, model in names:
             path = approval.directory / name
             try:
@@ -425,8 +431,11 @@ class Tree:
             self._catch_up(path, log, work_id)
         if records:  # after the logs: they tell which proofs are history
             runs_dir = self._runs_dir
-            history = {proof_path(runs_dir, run_id) for work in self.work.values()
-                       for run_id in self.runs_told(work).started[:-1]}
+            history = {
+                proof_path(runs_dir, run_id)
+                for work in self.work.values()
+                for run_id in self.runs_told(work).started[:-1]
+            }
             for path, identity in identities.items():
                 if path not in history and file_identity(path) != identity:
                     return False

@@ -72,8 +72,11 @@ class PlanFiles:
 
     @property
     def problem(self) -> str | None:
-        found = [*self.problems.values(), *(p for r in self.revisions.values() for p in r.problems.values()),
-                 *([self.log.problem] if self.log.problem else [])]
+        found = [
+            *self.problems.values(),
+            *(p for r in self.revisions.values() for p in r.problems.values()),
+            *([self.log.problem] if self.log.problem else []),
+        ]
         return found[0] if found else None
 
     def opened_rounds(self) -> list[int]:
@@ -207,8 +210,6 @@ class ApprovalFiles:
     problem: str | None = None
 
 
-
-
 def file_identity(path: Path | str) -> FileIdentity | None:
     """What tells one version of a file from another without reading it; None if there is no file."""
     try:
@@ -222,12 +223,22 @@ def aborted_goal(goal: GoalFiles) -> bool:
     """A goal directory whose `supervisor create` died before `goal.json` was linked: no goal.json, no plan.
     Whole-tree readers leave it out, as SPEC 2 does for a plan directory without request.json; the same
     `supervisor create --id` completes it."""
-    return (goal.intent is None and not goal.plans and "directory" not in goal.problems
-            and not os.path.lexists(goal.directory / GOAL_RECORD))
+    return (
+        goal.intent is None
+        and not goal.plans
+        and "directory" not in goal.problems
+        and not os.path.lexists(goal.directory / GOAL_RECORD)
+    )
 
 
 def aborted_work(work: WorkFiles) -> bool:
     """A work directory whose creation (`work create`, a plan's materialization) died before `intent.json` was
     linked: no intent, no event. Whole-tree readers leave it out; repeating the creation completes it."""
-    return (work.intent is None and not work.problems and not work.log.events and not work.log.torn
-            and work.log.problem is None and not (work.directory / WORK_INTENT).exists())
+    return (
+        work.intent is None
+        and not work.problems
+        and not work.log.events
+        and not work.log.torn
+        and work.log.problem is None
+        and not (work.directory / WORK_INTENT).exists()
+    )

@@ -164,10 +164,16 @@ def _leftover_workspaces(layout: Layout, tree: Tree, add: object) -> None:
     logs = [(work.id, work.events) for work in tree.work.values()]
     for leftover in leftover_workspaces(layout.runs, _ids(layout.runs), logs):
         path = leftover.path
-        by_whom = (f"the next attempt of work {leftover.work_id} removes it" if leftover.work_id
-                   else "no attempt names this run")
-        add(path, f"a leftover workspace of a run that is neither live nor parked ({by_whom}; to remove it now: "
-            f"git worktree remove --force {path}, or delete the directory and run git worktree prune)")
+        by_whom = (
+            f"the next attempt of work {leftover.work_id} removes it"
+            if leftover.work_id
+            else "no attempt names this run"
+        )
+        add(
+            path,
+            f"a leftover workspace of a run that is neither live nor parked ({by_whom}; to remove it now: "
+            f"git worktree remove --force {path}, or delete the directory and run git worktree prune)",
+        )
 
 
 def _links_and_odd_files(layout: Layout, problems: list[dict[str, str]], add: object) -> None:
@@ -193,8 +199,11 @@ def _links_and_odd_files(layout: Layout, problems: list[dict[str, str]], add: ob
                 if entry.path not in named:
                     add(entry.path, NOT_FOLLOWED)
             elif entry.is_dir(follow_symlinks=False) and entry.name == HARNERY:
-                add(entry.path, f"a {HARNERY}/ nested inside the tree: no harn command reads it (a root named "
-                    f"{HARNERY} means the directory holding it); move out what it holds, or delete it")
+                add(
+                    entry.path,
+                    f"a {HARNERY}/ nested inside the tree: no harn command reads it (a root named "
+                    f"{HARNERY} means the directory holding it); move out what it holds, or delete it",
+                )
             elif entry.is_dir(follow_symlinks=False):
                 pending.append(Path(entry.path))
             elif not entry.is_file(follow_symlinks=False) and entry.path not in named:

@@ -106,7 +106,10 @@ class ViewCache:
         if sources.changed_since(started_ns - SETTLED_NS) or len(sources.files) > MAX_SOURCES:
             return
         entry = {
-            "format": FORMAT, "key": key, "base": os.fspath(self.base), "code": code_identity(),
+            "format": FORMAT,
+            "key": key,
+            "base": os.fspath(self.base),
+            "code": code_identity(),
             "files": [[rel, identity] for rel, identity in sources.files.items()],
             "kinds": [[rel, identity] for rel, identity in sources.kinds.items()],
             "leases": [[rel, held] for rel, held in sources.leases.items()],
@@ -205,8 +208,9 @@ class Sources:
                 self.files[child] = _identity(self.base, child)
 
     def changed_since(self, since_ns: int) -> bool:
-        return any(identity is not None and max(identity[3], identity[4]) >= since_ns
-                   for identity in self.files.values())
+        return any(
+            identity is not None and max(identity[3], identity[4]) >= since_ns for identity in self.files.values()
+        )
 
 
 def sources_of(tree: Tree, whole_tree: bool) -> Sources:
@@ -284,8 +288,13 @@ def _held(base: Path, rel: str) -> bool:
 
 
 def _inside(rel: object) -> bool:
-    return (isinstance(rel, str) and bool(rel) and not rel.startswith("/") and "\0" not in rel
-            and ".." not in rel.split("/"))
+    return (
+        isinstance(rel, str)
+        and bool(rel)
+        and not rel.startswith("/")
+        and "\0" not in rel
+        and ".." not in rel.split("/")
+    )
 
 
 def _pairs(rows: Any, valid: Callable[[Any], bool] | None = None) -> list[Any]:

@@ -14,8 +14,18 @@ def committed_diff(workspace: GitWorkspace) -> str:
     """The attempt's diff as git prints it without colour or external tools; `NotFound` when the repository or
     either commit is gone (a branch deleted and garbage-collected, a repository moved)."""
     argv = [
-        "git", "-C", workspace.repository, "-c", "core.quotepath=off", "diff", "--no-color", "--no-ext-diff",
-        "--no-textconv", workspace.base, workspace.commit, "--",
+        "git",
+        "-C",
+        workspace.repository,
+        "-c",
+        "core.quotepath=off",
+        "diff",
+        "--no-color",
+        "--no-ext-diff",
+        "--no-textconv",
+        workspace.base,
+        workspace.commit,
+        "--",
     ]
     try:
         done = subprocess.run(argv, capture_output=True, timeout=DIFF_TIMEOUT_S, check=False, stdin=subprocess.DEVNULL)

@@ -63,11 +63,17 @@ SUPERVISOR_WAKE_S = 5.0
 SUPERVISOR_STOP_WAIT_S = 3.0
 MAX_NOTICES = 200
 _VERBS = {
-    "plan.applied": "applied plan", "plan.completed": "completed plan", "plan.rejected": "rejected plan",
-    "plan.retry_requested": "asked to retry plan", "plan.reopened": "reopened the mission of plan",
+    "plan.applied": "applied plan",
+    "plan.completed": "completed plan",
+    "plan.rejected": "rejected plan",
+    "plan.retry_requested": "asked to retry plan",
+    "plan.reopened": "reopened the mission of plan",
     "work.accepted": "accepted work",
-    "work.reopened": "reopened work", "work.cancelled": "cancelled work", "approval.approve": "approved request",
-    "approval.deny": "denied request", "attempt.started": "started an attempt of work",
+    "work.reopened": "reopened work",
+    "work.cancelled": "cancelled work",
+    "approval.approve": "approved request",
+    "approval.deny": "denied request",
+    "attempt.started": "started an attempt of work",
 }
 
 
@@ -93,9 +99,20 @@ class HarnConsole(App[None]):
     BINDINGS = [Binding("ctrl+q", "quit", "Quit", priority=True)]
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
 
-    def __init__(self, layout: Layout, *, actor: str, supervisor: bool = False, model: ConsoleModel | None = None,
-                 watch: bool = True, presence: bool = True, root_label: str | None = None,
-                 watcher: TreeWatcher | None = None, bell: bool = True, executor: Executor = LOCAL) -> None:
+    def __init__(
+        self,
+        layout: Layout,
+        *,
+        actor: str,
+        supervisor: bool = False,
+        model: ConsoleModel | None = None,
+        watch: bool = True,
+        presence: bool = True,
+        root_label: str | None = None,
+        watcher: TreeWatcher | None = None,
+        bell: bool = True,
+        executor: Executor = LOCAL,
+    ) -> None:
         super().__init__()
         if "TEXTUAL_ANIMATIONS" not in os.environ:
             # no sliding tab underlines or smooth scrolls: each is a dozen frames over a slow link
@@ -311,13 +328,20 @@ class HarnConsole(App[None]):
         if self.closing:
             return
         model = self.model
-        self.main.show_header(HeaderState(
-            root=self.root_label, actor=self.actor, others=self.others, supervisor=self.supervisor_status,
-            last_supervisor_event=model.last_supervisor_event if model is not None else None,
-            last_tick=self.last_tick, services=self.services, decisions=len(self.decisions),
-            own_service=(safe_host(), os.getpid()) if self.supervisor_running else None,
-            presence_off=self.presence_off if self.presence_enabled else None,
-        ))
+        self.main.show_header(
+            HeaderState(
+                root=self.root_label,
+                actor=self.actor,
+                others=self.others,
+                supervisor=self.supervisor_status,
+                last_supervisor_event=model.last_supervisor_event if model is not None else None,
+                last_tick=self.last_tick,
+                services=self.services,
+                decisions=len(self.decisions),
+                own_service=(safe_host(), os.getpid()) if self.supervisor_running else None,
+                presence_off=self.presence_off if self.presence_enabled else None,
+            )
+        )
 
     # ----- notifications
 
@@ -348,8 +372,9 @@ class HarnConsole(App[None]):
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.state == WorkerState.ERROR and event.worker.group in ("dispatch", "watch"):
-            self.note("error", f"{event.worker.group} failed", f"{type(event.worker.error).__name__}: "
-                                                                 f"{event.worker.error}")
+            self.note(
+                "error", f"{event.worker.group} failed", f"{type(event.worker.error).__name__}: {event.worker.error}"
+            )
 
     def tick(self, goal_id: str, refresh: Iterable[Path]) -> None:
         """One supervisor tick for a goal, in a daemon thread (it may run templates for minutes)."""
@@ -389,8 +414,9 @@ class HarnConsole(App[None]):
         if self.watcher is not None and feed is not None:
             self.watcher.subscribers.append(feed.put)
         known = dict(self.model.goals) if feed is not None and self.model is not None else None
-        self._supervisor_thread = threading.Thread(target=self._serve, args=(stop, feed, known),
-                                                   name="harn-embedded-supervisor", daemon=True)
+        self._supervisor_thread = threading.Thread(
+            target=self._serve, args=(stop, feed, known), name="harn-embedded-supervisor", daemon=True
+        )
         self.supervisor_status = "starting"
         self._supervisor_thread.start()
         self.refresh_header_if_ready()
@@ -419,8 +445,17 @@ class HarnConsole(App[None]):
                     self.post_message(SupervisorStatus("on", f"the executor is unavailable: {report.unavailable}"))
 
             try:
-                serve(self.layout, [], SUPERVISOR_WAKE_S, stop, on_report, feed=feed, actor=self.actor,
-                      known=known, executor=self.executor)
+                serve(
+                    self.layout,
+                    [],
+                    SUPERVISOR_WAKE_S,
+                    stop,
+                    on_report,
+                    feed=feed,
+                    actor=self.actor,
+                    known=known,
+                    executor=self.executor,
+                )
             except (HarnError, OSError) as error:
                 typed = harn_error_of(error)
                 if typed is None:

@@ -57,9 +57,10 @@ def _outcome_kind(outcome: Any) -> str | None:
 
 def tick_summary(report: Any) -> str:
     """`needs_human after 1 cycle: 1 dispatch, 0 acceptances, 0 replans` for a tick or run report."""
-    counts = ", ".join(counted(getattr(report, name, 0), noun, name)
-                       for name, noun in (("dispatches", "dispatch"), ("acceptances", "acceptance"),
-                                          ("replans", "replan")))
+    counts = ", ".join(
+        counted(getattr(report, name, 0), noun, name)
+        for name, noun in (("dispatches", "dispatch"), ("acceptances", "acceptance"), ("replans", "replan"))
+    )
     return f"{getattr(report, 'stop_reason', '?')} after {counted(getattr(report, 'cycles', 0), 'cycle')}: {counts}"
 
 

@@ -36,7 +36,14 @@ def run_console(
         gc.freeze()
         from harn_tui.core.executors import LOCAL
 
-        HarnConsole(layout, actor=actor, supervisor=supervisor, model=model, watcher=watcher, bell=bell,
-                    executor=executor or LOCAL).run()
+        HarnConsole(
+            layout,
+            actor=actor,
+            supervisor=supervisor,
+            model=model,
+            watcher=watcher,
+            bell=bell,
+            executor=executor or LOCAL,
+        ).run()
     finally:
         watcher.close()

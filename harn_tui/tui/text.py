@@ -37,8 +37,10 @@ def visible(text: str, *, multiline: bool = False) -> str:
 
 def literal(text: str, style: str = "", *, multiline: bool = False) -> Content:
     """Textual content that shows `text` exactly: no markup parsed, controls made visible."""
-    return Content.styled(visible(text, multiline=multiline), style) if style else Content(
-        visible(text, multiline=multiline)
+    return (
+        Content.styled(visible(text, multiline=multiline), style)
+        if style
+        else Content(visible(text, multiline=multiline))
     )
 
 

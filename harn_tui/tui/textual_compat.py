@@ -20,8 +20,14 @@ from textual.widgets.data_table import ColumnKey, DuplicateKey, RowKey
 from textual.widgets.data_table import Row as TableRow
 
 PRIVATE_ATTRIBUTES: dict[type, tuple[str, ...]] = {
-    DataTable: ("_data", "_update_count", "_update_dimensions", "_row_locations", "_new_rows",
-                "_require_update_dimensions"),
+    DataTable: (
+        "_data",
+        "_update_count",
+        "_update_dimensions",
+        "_row_locations",
+        "_new_rows",
+        "_require_update_dimensions",
+    ),
     Widget: ("_border_subtitle",),
     App: ("_exit", "_closing"),
 }

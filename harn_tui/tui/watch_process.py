@@ -48,6 +48,7 @@ def modified_since(base: Path, since: float) -> Iterator[str]:
 
     Runs are left out: a run's proof matters once its work's log says the attempt finished, and that log is
     listed; leases are re-probed by the console's timer."""
+
     def files(directory: str, depth: int) -> Iterator[os.DirEntry[str]]:
         try:
             entries = list(os.scandir(directory))
@@ -99,9 +100,19 @@ def watch_tree(base: Path, polling: bool, since: float, stop: threading.Event, e
     while not stop.is_set():
         armed = False
         try:
-            for changes in watch(base, watch_filter=wanted, debounce=DEBOUNCE_MS, step=STEP_MS, stop_event=stop,
-                                 rust_timeout=WAKE_MS, yield_on_timeout=True, force_polling=mode == "polling",
-                                 poll_delay_ms=POLL_DELAY_MS, recursive=True, raise_interrupt=False):
+            for changes in watch(
+                base,
+                watch_filter=wanted,
+                debounce=DEBOUNCE_MS,
+                step=STEP_MS,
+                stop_event=stop,
+                rust_timeout=WAKE_MS,
+                yield_on_timeout=True,
+                force_polling=mode == "polling",
+                poll_delay_ms=POLL_DELAY_MS,
+                recursive=True,
+                raise_interrupt=False,
+            ):
                 if not armed:
                     armed = True
                     emit.send({"ready": mode})

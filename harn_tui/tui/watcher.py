@@ -54,8 +54,9 @@ class TreeWatcher:
             argv = [sys.executable, "-m", "harn_tui.tui.watch_process", str(self.base), "--since", repr(self.since)]
             if self.mode == "polling":
                 argv.append("--poll")
-            self._process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                             stderr=subprocess.DEVNULL, close_fds=True)
+            self._process = subprocess.Popen(
+                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, close_fds=True
+            )
         return self
 
     def follow(self, notify: Callable[[], object]) -> None:
@@ -63,8 +64,9 @@ class TreeWatcher:
         self.start()
         if self._reader is None:
             assert self._process is not None and self._process.stdout is not None
-            self._reader = threading.Thread(target=self._read, args=(self._process.stdout, notify),
-                                            name="harn-watch-reader", daemon=True)
+            self._reader = threading.Thread(
+                target=self._read, args=(self._process.stdout, notify), name="harn-watch-reader", daemon=True
+            )
             self._reader.start()
 
     def _read(self, stream: IO[bytes], notify: Callable[[], None]) -> None:

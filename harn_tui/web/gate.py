@@ -38,4 +38,3 @@ def page_actor(given: str | None, default: str, *, shared: bool = False) -> str:
     if shared and actor != default:
         raise UsageError(f"in a shared tree you act as {default} (actor={actor} is refused)")
     return actor
-

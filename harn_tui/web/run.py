@@ -76,10 +76,18 @@ def serve_web(layout: Layout, actor: str, options: WebOptions) -> int:
 async def _serve(layout: Layout, actor: str, options: WebOptions) -> int:
     public_url = options.public_url
     token = new_token()
-    server = ConsoleServer(layout.root, actor=actor, token=token, host=options.host, port=options.port,
-                           public_url=public_url, shared=base_group(layout.base) is not None)
-    runner = web.AppRunner(await server._make_app(), access_log=None, handle_signals=False,
-                           shutdown_timeout=SITE_SHUTDOWN_S)
+    server = ConsoleServer(
+        layout.root,
+        actor=actor,
+        token=token,
+        host=options.host,
+        port=options.port,
+        public_url=public_url,
+        shared=base_group(layout.base) is not None,
+    )
+    runner = web.AppRunner(
+        await server._make_app(), access_log=None, handle_signals=False, shutdown_timeout=SITE_SHUTDOWN_S
+    )
     await runner.setup()
     with _signals() as stopped:  # caught before the URL is printed: a caller may signal as soon as it reads it
         try:
@@ -91,10 +99,17 @@ async def _serve(layout: Layout, actor: str, options: WebOptions) -> int:
             else:
                 print(url, flush=True)
             if not is_loopback(options.host):
-                log.warning("listening on %s, beyond loopback: the token is the only protection; for anything "
-                            "but a trusted network put it behind TLS and an authenticating proxy", options.host)
-            log.info("serving the console of %s on port %d (token %s); ctrl+c ends every page", layout.root,
-                     port, redacted(token))
+                log.warning(
+                    "listening on %s, beyond loopback: the token is the only protection; for anything "
+                    "but a trusted network put it behind TLS and an authenticating proxy",
+                    options.host,
+                )
+            log.info(
+                "serving the console of %s on port %d (token %s); ctrl+c ends every page",
+                layout.root,
+                port,
+                redacted(token),
+            )
             supervisor = EmbeddedSupervisor(layout, options.executor) if options.supervisor else None
             await stopped.wait()
             log.info("ending %d page(s)", len(server.sessions))

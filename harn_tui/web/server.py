@@ -29,10 +29,20 @@ HEARTBEAT_S = 15.0
 
 
 class ConsoleServer(Server):
-    def __init__(self, root: Path, *, actor: str, token: str, host: str, port: int,
-                 public_url: str | None = None, shared: bool = False) -> None:
-        super().__init__(f"harn --root {root} tui", host=host, port=port, title=f"harn console: {root}",
-                         public_url=public_url)
+    def __init__(
+        self,
+        root: Path,
+        *,
+        actor: str,
+        token: str,
+        host: str,
+        port: int,
+        public_url: str | None = None,
+        shared: bool = False,
+    ) -> None:
+        super().__init__(
+            f"harn --root {root} tui", host=host, port=port, title=f"harn console: {root}", public_url=public_url
+        )
         self.root = root
         self.actor = actor
         self.shared = shared
@@ -43,18 +53,19 @@ class ConsoleServer(Server):
 
     def console_argv(self, actor: str) -> list[str]:
         """The page's console: this interpreter, so a pipx or venv install runs its own `harn`."""
-        return [sys.executable, "-m", "harn_tui", "--root", str(self.root), "--actor", actor, "tui",
-                "--no-supervisor"]
+        return [sys.executable, "-m", "harn_tui", "--root", str(self.root), "--actor", actor, "tui", "--no-supervisor"]
 
     async def _make_app(self) -> web.Application:
         app = web.Application()
         aiohttp_jinja2.setup(app, loader=jinja2.FileSystemLoader(self.templates_path))
-        app.add_routes([
-            web.get("/", self.handle_index, name="index"),
-            web.get("/ws/{token}/{actor}", self.handle_websocket, name="websocket"),
-            web.get("/download/{key}", self.handle_download, name="download"),
-            web.static("/static", self.statics_path, name="static"),
-        ])
+        app.add_routes(
+            [
+                web.get("/", self.handle_index, name="index"),
+                web.get("/ws/{token}/{actor}", self.handle_websocket, name="websocket"),
+                web.get("/download/{key}", self.handle_download, name="download"),
+                web.static("/static", self.statics_path, name="static"),
+            ]
+        )
         return app
 
     def _admit(self, request: web.Request, what: str, given_token: str | None, given_actor: str | None) -> str:
@@ -98,12 +109,18 @@ class ConsoleServer(Server):
         async def close() -> None:
             await websocket.close()
 
-        session = ConsoleSession(self.console_argv(actor), write_bytes=websocket.send_bytes,
-                                 write_str=websocket.send_str, close=close, download_manager=self.download_manager)
+        session = ConsoleSession(
+            self.console_argv(actor),
+            write_bytes=websocket.send_bytes,
+            write_str=websocket.send_str,
+            close=close,
+            download_manager=self.download_manager,
+        )
         self.sessions.add(session)
         try:
-            await session.start(to_int(request.query.get("width", "80"), 80),
-                                to_int(request.query.get("height", "24"), 24))
+            await session.start(
+                to_int(request.query.get("width", "80"), 80), to_int(request.query.get("height", "24"), 24)
+            )
             log.info("page opened for %s from %s: console pid %s", actor, request.remote, session.pid)
             await self._process_messages(websocket, session)
         finally:
@@ -117,4 +134,3 @@ class ConsoleServer(Server):
         """Refuse new pages, then end every console at once (each killed if still running after `grace_s`)."""
         self.closing = True
         await asyncio.gather(*(session.end(grace_s) for session in list(self.sessions)))
-

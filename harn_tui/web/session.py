@@ -24,11 +24,18 @@ class ConsoleSession(AppService):
     """The process of one page. Its own session (process group), so a ctrl+c meant for `harn web` reaches the
     server, which then ends every page in order, and a kill takes the console's helpers with it."""
 
-    def __init__(self, argv: Sequence[str], *, write_bytes: Callable[[bytes], Awaitable[None]],
-                 write_str: Callable[[str], Awaitable[None]], close: Callable[[], Awaitable[None]],
-                 download_manager: DownloadManager) -> None:
-        super().__init__(" ".join(argv), write_bytes=write_bytes, write_str=write_str, close=close,
-                         download_manager=download_manager)
+    def __init__(
+        self,
+        argv: Sequence[str],
+        *,
+        write_bytes: Callable[[bytes], Awaitable[None]],
+        write_str: Callable[[str], Awaitable[None]],
+        close: Callable[[], Awaitable[None]],
+        download_manager: DownloadManager,
+    ) -> None:
+        super().__init__(
+            " ".join(argv), write_bytes=write_bytes, write_str=write_str, close=close, download_manager=download_manager
+        )
         self.argv = tuple(argv)
 
     @property

@@ -18,9 +18,19 @@ CHECK_GREETING = f"{sys.executable} -c \"import greeting; assert greeting.greet(
 
 
 def git(cwd: Path, *args: str) -> str:
-    done = subprocess.run(["git", "-C", str(cwd), *args], capture_output=True, text=True, check=True,
-                          env={**os.environ, "GIT_AUTHOR_NAME": "user", "GIT_AUTHOR_EMAIL": "user@example.com",
-                               "GIT_COMMITTER_NAME": "user", "GIT_COMMITTER_EMAIL": "user@example.com"})
+    done = subprocess.run(
+        ["git", "-C", str(cwd), *args],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={
+            **os.environ,
+            "GIT_AUTHOR_NAME": "user",
+            "GIT_AUTHOR_EMAIL": "user@example.com",
+            "GIT_COMMITTER_NAME": "user",
+            "GIT_COMMITTER_EMAIL": "user@example.com",
+        },
+    )
     return done.stdout
 
 
@@ -35,8 +45,10 @@ def make_repository(directory: Path, *, commit: bool = True) -> Path:
 
 
 def team_file(directory: Path, adapter: str = "claude-code", timeout_s: int = 120) -> Path:
-    team = {member: {"adapter": adapter, "timeout_s": timeout_s, "instructions": f"You are the {member}."}
-            for member in ("worker", "judge")}
+    team = {
+        member: {"adapter": adapter, "timeout_s": timeout_s, "instructions": f"You are the {member}."}
+        for member in ("worker", "judge")
+    }
     path = directory / "team.json"
     path.write_text(json.dumps(team))
     return path
@@ -50,8 +62,15 @@ def agent_template(path: Path, team: Path, **options: Any) -> Path:
 
 def agent_work(layout: Layout, template: Path, work_id: str = "work-greet", **options: Any) -> str:
     options.setdefault("acceptance", ["greet works"])
-    create_work(layout, title="Write greeting.py", template=template, objective="greet(name) says hello",
-                work_id=work_id, actor="tester", **options)
+    create_work(
+        layout,
+        title="Write greeting.py",
+        template=template,
+        objective="greet(name) says hello",
+        work_id=work_id,
+        actor="tester",
+        **options,
+    )
     return work_id
 
 

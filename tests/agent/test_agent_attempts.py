@@ -50,7 +50,8 @@ def test_a_claude_worker_edits_its_worktree_and_the_host_commits_checks_and_judg
     assert workspace["base"] == git(repository, "rev-parse", "main").strip()
     assert git(repository, "rev-parse", branch).strip() == workspace["commit"]
     assert git(repository, "log", "-1", "--format=%an <%ae>|%s", branch).strip() == (
-        f"harn <harn@localhost>|{work_id}: attempt 1")
+        f"harn <harn@localhost>|{work_id}: attempt 1"
+    )
     assert git(repository, "show", f"{branch}:greeting.py").startswith("def greet(name):")
     assert (workspace["files_changed"], workspace["deletions"]) == (3, 0) and workspace["insertions"] > 0
     assert branch in found["summary"] and workspace["commit"][:12] in found["summary"]
@@ -63,8 +64,14 @@ def test_a_claude_worker_edits_its_worktree_and_the_host_commits_checks_and_judg
     assert any(line.startswith("tool: Write ") and line.endswith("greeting.py") for line in lines)
     assert not any(line.startswith("{") for line in lines), "events are readable lines, not raw JSON"
     [worker] = recorded(fakes, "worker")
-    assert worker["argv"][1:] == ["-p", "--output-format", "stream-json", "--verbose", "--permission-mode",
-                                  "acceptEdits"]
+    assert worker["argv"][1:] == [
+        "-p",
+        "--output-format",
+        "stream-json",
+        "--verbose",
+        "--permission-mode",
+        "acceptEdits",
+    ]
     assert worker["cwd"] == str(layout.run(result.run_id) / "scratch" / "workspace")
     assert "Work item work-greet: Write greeting.py" in worker["prompt"] and "- greet works" in worker["prompt"]
     [judge] = recorded(fakes, "judge")
@@ -75,9 +82,7 @@ def test_a_claude_worker_edits_its_worktree_and_the_host_commits_checks_and_judg
     assert verify_tree(layout) == []
 
 
-def test_a_codex_worker_streams_commands_and_file_changes(
-    layout: Layout, tmp_path: Path, fakes: Path
-) -> None:
+def test_a_codex_worker_streams_commands_and_file_changes(layout: Layout, tmp_path: Path, fakes: Path) -> None:
     directory = tmp_path / "codex-kit"
     directory.mkdir()
     template = agent_template(tmp_path / "implement.py", team_file(directory, "codex"))
@@ -94,13 +99,21 @@ def test_a_codex_worker_streams_commands_and_file_changes(
     assert "--sandbox" in judge["argv"] and judge["argv"][judge["argv"].index("--sandbox") + 1] == "read-only"
 
 
-@pytest.mark.parametrize(("misbehave", "expected"), [
-    ("worker:exit1", "the worker worker exited 1"),
-    ("worker:flood", "printed more than 1048576 bytes"),
-])
+@pytest.mark.parametrize(
+    ("misbehave", "expected"),
+    [
+        ("worker:exit1", "the worker worker exited 1"),
+        ("worker:flood", "printed more than 1048576 bytes"),
+    ],
+)
 def test_a_failing_worker_skips_checks_and_judge(
-    layout: Layout, team: Path, fakes: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-    misbehave: str, expected: str,
+    layout: Layout,
+    team: Path,
+    fakes: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    misbehave: str,
+    expected: str,
 ) -> None:
     monkeypatch.setenv("FAKE_CLI_MISBEHAVE", misbehave)
     monkeypatch.setenv("HARN_AGENT_OUTPUT_LIMIT_BYTES", str(1024 * 1024))
@@ -185,9 +198,7 @@ def test_a_write_outside_the_workspace_is_not_followed(
     assert "outside.txt" not in judge["prompt"]
 
 
-def test_no_git_repository_is_an_environment_failure(
-    tmp_path: Path, team: Path, fakes: Path
-) -> None:
+def test_no_git_repository_is_an_environment_failure(tmp_path: Path, team: Path, fakes: Path) -> None:
     from tests.agent.kit import make_repository, tree_in
 
     (tmp_path / "plain").mkdir()
@@ -199,9 +210,7 @@ def test_no_git_repository_is_an_environment_failure(
     assert "no git repository holds the tree's root" in (result.reason or "")
 
 
-def test_a_repository_without_a_commit_is_an_environment_failure(
-    tmp_path: Path, team: Path, fakes: Path
-) -> None:
+def test_a_repository_without_a_commit_is_an_environment_failure(tmp_path: Path, team: Path, fakes: Path) -> None:
     from tests.agent.kit import make_repository, tree_in
 
     layout = tree_in(make_repository(tmp_path / "empty", commit=False))
@@ -212,9 +221,7 @@ def test_a_repository_without_a_commit_is_an_environment_failure(
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="giving the repository to another account needs root")
-def test_a_repository_git_refuses_for_its_owner_names_safe_directory(
-    tmp_path: Path, team: Path, fakes: Path
-) -> None:
+def test_a_repository_git_refuses_for_its_owner_names_safe_directory(tmp_path: Path, team: Path, fakes: Path) -> None:
     """Another account's repository is not "no repository": the attempt fails saying how to allow it, and the
     worker never runs in scratch instead."""
     from tests.agent.kit import make_repository, tree_in
@@ -247,10 +254,13 @@ def test_a_runner_killed_mid_agent_leaves_a_workspace_verify_names_and_the_next_
     pidfile = tmp_path / "pids"
     template = agent_template(tmp_path / "implement.py", team)
     work_id = agent_work(layout, template)
-    env = {**os.environ, "FAKE_CLI_MISBEHAVE": "worker:sleep", "FAKE_CLI_PIDFILE": str(pidfile),
-           "HARN_ACTOR": "alice"}
-    runner = subprocess.Popen([sys.executable, "-m", "harn_tui", "--root", str(layout.root), "work", "run", work_id],
-                              env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    env = {**os.environ, "FAKE_CLI_MISBEHAVE": "worker:sleep", "FAKE_CLI_PIDFILE": str(pidfile), "HARN_ACTOR": "alice"}
+    runner = subprocess.Popen(
+        [sys.executable, "-m", "harn_tui", "--root", str(layout.root), "work", "run", work_id],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     deadline = time.monotonic() + 60
     while not (pidfile.exists() and len(pidfile.read_text().split()) == 2) and time.monotonic() < deadline:
         time.sleep(0.1)
@@ -306,8 +316,14 @@ def test_command_members_get_their_role_their_input_on_stdin_and_the_workspace_a
     directory.mkdir()
     (directory / "member.py").write_text(COMMAND_MEMBER)
     team = directory / "team.json"
-    team.write_text(json.dumps({m: {"adapter": "command", "argv": [sys.executable, "./member.py"],
-                                    "instructions": f"the {m}"} for m in ("worker", "judge")}))
+    team.write_text(
+        json.dumps(
+            {
+                m: {"adapter": "command", "argv": [sys.executable, "./member.py"], "instructions": f"the {m}"}
+                for m in ("worker", "judge")
+            }
+        )
+    )
     monkeypatch.setenv("SEEN_DIR", str(tmp_path))
     template = agent_template(tmp_path / "implement.py", team)
     result = run_work(layout, agent_work(layout, template), actor="alice", retry=False)

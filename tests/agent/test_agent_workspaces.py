@@ -76,7 +76,8 @@ def test_a_dependency_merge_that_conflicts_is_upstream_naming_the_file(
     conflict = run_work(layout, "work-both", actor="alice", retry=False)
     assert (conflict.status, conflict.class_) == ("failed", "upstream")
     assert "merging dependency harn/work-two/" in (conflict.reason or "") and "conflicts in shared.txt" in (
-        conflict.reason or "")
+        conflict.reason or ""
+    )
     assert not (layout.run(conflict.run_id) / "scratch" / "workspace").exists()
 
 

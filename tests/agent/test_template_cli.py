@@ -30,29 +30,63 @@ def test_template_list_and_new_write_a_short_script_naming_every_parameter(
     assert code == 0 and [t["kind"] for t in listed["templates"]] == ["agent"]
     team = team_file(tmp_path)
     path = tmp_path / "implement.py"
-    code, written = harn(capsys, "template", "new", "agent", str(path), "--worker", "worker", "--judge", "judge",
-                         "--team", str(team), "--check", "git status --short", "--ask-first", "--workspace", "none",
-                         "--base", "main", "--agent-arg=--allowedTools", "--agent-arg", "Edit", "--max-diff-kb", "64")
+    code, written = harn(
+        capsys,
+        "template",
+        "new",
+        "agent",
+        str(path),
+        "--worker",
+        "worker",
+        "--judge",
+        "judge",
+        "--team",
+        str(team),
+        "--check",
+        "git status --short",
+        "--ask-first",
+        "--workspace",
+        "none",
+        "--base",
+        "main",
+        "--agent-arg=--allowedTools",
+        "--agent-arg",
+        "Edit",
+        "--max-diff-kb",
+        "64",
+    )
     assert code == 0, written
     text = path.read_text()
     assert text.startswith(f"#!{sys.executable}\n") and stat.S_IMODE(path.stat().st_mode) == 0o700
-    for literal in ("worker='worker'", "judge='judge'", "checks=['git status --short']", "ask_first=True",
-                    "workspace='none'", "base='main'", "agent_args=['--allowedTools', 'Edit']", "max_diff_kb=64",
-                    "'adapter': 'claude-code'", "raise SystemExit(run_agent_template(PARAMETERS))"):
+    for literal in (
+        "worker='worker'",
+        "judge='judge'",
+        "checks=['git status --short']",
+        "ask_first=True",
+        "workspace='none'",
+        "base='main'",
+        "agent_args=['--allowedTools', 'Edit']",
+        "max_diff_kb=64",
+        "'adapter': 'claude-code'",
+        "raise SystemExit(run_agent_template(PARAMETERS))",
+    ):
         assert literal in text, literal
     assert len(text.splitlines()) < 60
     assert written["parameters"]["team"]["worker"]["cwd"] == str(tmp_path)
 
 
-@pytest.mark.parametrize(("arguments", "message"), [
-    (["--worker", "worker", "--judge", "worker"], "must be different team members"),
-    (["--worker", "nobody", "--team", "TEAM"], "--worker 'nobody' is not a member of the team file"),
-    (["--worker", "scripted", "--team", "TEAM"], "is a scripted profile"),
-    (["--worker", "worker", "--check", "no-such-command --x"], "'no-such-command' is not a command on PATH"),
-    (["--worker", "worker", "--check", "python3 -c 'unbalanced"], "does not split with shell rules"),
-    (["--worker", "worker", "--workspace", "git"], "is not inside a git work tree"),
-    (["--worker", "bad/id"], "--worker"),
-])
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (["--worker", "worker", "--judge", "worker"], "must be different team members"),
+        (["--worker", "nobody", "--team", "TEAM"], "--worker 'nobody' is not a member of the team file"),
+        (["--worker", "scripted", "--team", "TEAM"], "is a scripted profile"),
+        (["--worker", "worker", "--check", "no-such-command --x"], "'no-such-command' is not a command on PATH"),
+        (["--worker", "worker", "--check", "python3 -c 'unbalanced"], "does not split with shell rules"),
+        (["--worker", "worker", "--workspace", "git"], "is not inside a git work tree"),
+        (["--worker", "bad/id"], "--worker"),
+    ],
+)
 def test_template_new_refuses_bad_input_and_writes_nothing(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], arguments: list[str], message: str
 ) -> None:
@@ -63,8 +97,9 @@ def test_template_new_refuses_bad_input_and_writes_nothing(
     members["scripted"] = {"adapter": "scripted", "replies": str(replies), "instructions": "canned"}
     team.write_text(json.dumps(members))
     path = tmp_path / "implement.py"
-    code, failed = harn(capsys, "template", "new", "agent", str(path),
-                        *[str(team) if a == "TEAM" else a for a in arguments])
+    code, failed = harn(
+        capsys, "template", "new", "agent", str(path), *[str(team) if a == "TEAM" else a for a in arguments]
+    )
     assert (code, failed["error"]["code"]) == (2, "usage") and message in failed["error"]["message"]
     assert not path.exists()
 
@@ -85,16 +120,28 @@ def test_init_agents_writes_the_kit_and_refuses_an_existing_kit_file_naming_it(
     assert code == 0 and kit["notes"] == []
     team = json.loads((root / "harn" / "team.json").read_text())
     assert sorted(team) == ["judge", "planner", "reviewer", "worker"]
-    assert {p["adapter"] for p in team.values()} == {"codex"} and all(len(p["instructions"]) > 200
-                                                                      for p in team.values())
+    assert {p["adapter"] for p in team.values()} == {"codex"} and all(
+        len(p["instructions"]) > 200 for p in team.values()
+    )
     replanning = json.loads((root / "harn" / "replanning.json").read_text())
     assert {t: s["root"] for t, s in replanning["templates"].items()} == {"implement": True, "investigate": False}
     expected = agent_script(AgentParameters(worker="worker", judge="judge"))
     assert (root / "harn" / "templates" / "implement.py").read_text() == expected
     assert "--check" in (root / "harn" / "README.md").read_text()
     assert git(root, "status", "--porcelain", "--untracked-files=all").split() == [
-        "??", "harn/README.md", "??", "harn/mission.json", "??", "harn/replanning.json", "??", "harn/team.json",
-        "??", "harn/templates/implement.py", "??", "harn/templates/investigate.py"], "nothing of .harnery/ shows"
+        "??",
+        "harn/README.md",
+        "??",
+        "harn/mission.json",
+        "??",
+        "harn/replanning.json",
+        "??",
+        "harn/team.json",
+        "??",
+        "harn/templates/implement.py",
+        "??",
+        "harn/templates/investigate.py",
+    ], "nothing of .harnery/ shows"
     (root / "harn" / "mission.json").unlink()
     code, failed = harn(capsys, "--root", str(root), "init", "--agents", "codex")
     assert code == 3 and f"{root}/harn/team.json already exists" in failed["error"]["message"]
@@ -110,8 +157,10 @@ def test_work_diff_of_work_without_a_git_workspace_is_not_found(
     template.write_text("#!/bin/sh\nexit 0\n")
     template.chmod(0o755)
     assert main(["--root", str(root), "init"]) == 0
-    assert main(["--root", str(root), "work", "create", "Plain", str(template), "--objective", "o", "--id",
-                 "work-plain"]) == 0
+    assert (
+        main(["--root", str(root), "work", "create", "Plain", str(template), "--objective", "o", "--id", "work-plain"])
+        == 0
+    )
     capsys.readouterr()
     code, failed = harn(capsys, "--root", str(root), "work", "diff", "work-plain")
     assert (code, failed["error"]["code"]) == (4, "not_found")

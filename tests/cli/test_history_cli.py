@@ -28,7 +28,8 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, str]:
     layout = init_tree(base / "root")
     kit = GoalKit(layout, base)
     kit.team["planner"] = scripted(
-        base, "planner",
+        base,
+        "planner",
         apply_reply(item("durable", template="failing"), rationale="Replace the lock with a durable queue."),
         apply_reply(item("measure"), item("rewrite", deps=("measure",)), rationale="Measure, then rewrite."),
     )
@@ -111,10 +112,13 @@ def test_plan_diff_of_an_applied_and_a_proposed_plan(harn: Harn, replanned: tupl
     first, second = replanned
     applied = harn.json("supervisor", "plan", "diff", GOAL, first)
     assert applied == {
-        "plan_id": first, "status": "applied",
+        "plan_id": first,
+        "status": "applied",
         "before": {"generation": 0, "root_work_id": "root-work", "work_ids": ["root-work"]},
         "after": {"generation": 1, "root_work_id": f"{first}-durable", "work_ids": [f"{first}-durable"]},
-        "replaced": ["root-work"], "kept": [], "added": [f"{first}-durable"],
+        "replaced": ["root-work"],
+        "kept": [],
+        "added": [f"{first}-durable"],
     }
     proposed = harn.json("supervisor", "plan", "diff", GOAL, second)
     assert proposed["status"] == "proposed" and proposed["before"]["generation"] == 1
@@ -141,8 +145,9 @@ def test_a_damaged_log_line_shows_as_damaged_and_the_rest_of_the_history_still_s
     whole = entries(harn)
     log = layout.work("root-work") / "events.jsonl"
     lines = log.read_bytes().splitlines(keepends=True)
-    log.write_bytes(b"".join(lines[:2]) + b'{"schema_version": 1, "seq": 3, "event": "attempt.finished"}\n'
-                    + b"".join(lines[3:]))
+    log.write_bytes(
+        b"".join(lines[:2]) + b'{"schema_version": 1, "seq": 3, "event": "attempt.finished"}\n' + b"".join(lines[3:])
+    )
     document = harn.json("supervisor", "history", GOAL)
     damaged = [e for e in document["events"] if e["event"] == "damaged"]
     assert len(damaged) == 1 and damaged[0]["id"] == "root-work" and damaged[0]["seq"] == 3

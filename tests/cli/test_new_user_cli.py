@@ -14,9 +14,18 @@ def _pending(harn: Harn) -> list[dict[str, str]]:
 
 
 def test_the_example_mission_runs_to_success(harn: Harn, examples: Path) -> None:
-    created = harn("supervisor", "create", "--team", str(examples / "team.json"),
-                   "--replanning", str(examples / "replanning.json"), "--mission", str(examples / "mission.json"),
-                   "--id", "mission-goal")
+    created = harn(
+        "supervisor",
+        "create",
+        "--team",
+        str(examples / "team.json"),
+        "--replanning",
+        str(examples / "replanning.json"),
+        "--mission",
+        str(examples / "mission.json"),
+        "--id",
+        "mission-goal",
+    )
     assert created.returncode == 0, created.stderr
     first = harn("supervisor", "run", "mission-goal")
     assert first.returncode == 0, first.stderr
@@ -36,11 +45,15 @@ def test_the_example_mission_runs_to_success(harn: Harn, examples: Path) -> None
     harn("supervisor", "run", "mission-goal")
     [completion] = _pending(harn)
     assert completion["kind"] == "review_plan"
-    assert harn("supervisor", "plan", "approve", "mission-goal", completion["plan_id"],
-                "--reason", "done").returncode == 0
+    assert (
+        harn("supervisor", "plan", "approve", "mission-goal", completion["plan_id"], "--reason", "done").returncode == 0
+    )
     shown = harn.json("supervisor", "show", "mission-goal")
     assert (shown["state"], shown["reason"], shown["milestones_completed"]) == (
-        "succeeded", "the mission is complete", 1)
+        "succeeded",
+        "the mission is complete",
+        1,
+    )
     assert harn("verify").returncode == 0
 
 
@@ -49,13 +62,26 @@ def test_replan_exhaustion_says_how_many_plans_failed_and_why(harn: Harn, exampl
     (examples / "planner.py").write_text(
         "import json, sys\njson.load(sys.stdin)\n"
         "print(json.dumps({'decision': 'apply', 'rationale': 'r', 'work': [{'key': 'a', 'title': 't',"
-        " 'objective': 'o', 'acceptance': [], 'dependencies': [], 'template': 'implement'}]}))\n")
+        " 'objective': 'o', 'acceptance': [], 'dependencies': [], 'template': 'implement'}]}))\n"
+    )
     replanning = json.loads((examples / "replanning.json").read_text())
     replanning["max_replans"] = 2
     (examples / "replanning.json").write_text(json.dumps(replanning))
-    assert harn("supervisor", "create", "--team", str(examples / "team.json"), "--replanning",
-                str(examples / "replanning.json"), "--mission", str(examples / "mission.json"),
-                "--id", "g").returncode == 0
+    assert (
+        harn(
+            "supervisor",
+            "create",
+            "--team",
+            str(examples / "team.json"),
+            "--replanning",
+            str(examples / "replanning.json"),
+            "--mission",
+            str(examples / "mission.json"),
+            "--id",
+            "g",
+        ).returncode
+        == 0
+    )
     run = harn("supervisor", "run", "g")
     assert "stopped: budget_exhausted" in run.stdout, run.stdout
     reason = harn.json("supervisor", "show", "g")["reason"]
@@ -76,8 +102,9 @@ def test_an_argument_error_is_one_line_naming_the_verb_with_a_usage_hint(harn: H
     missing = harn("work", "create", "A title")
     [line] = missing.stderr.splitlines()
     assert missing.returncode == 2 and not line.startswith("harn: harn")
-    assert line == ("harn: work create: the following arguments are required: template, --objective "
-                    "(try 'harn work create --help')")
+    assert line == (
+        "harn: work create: the following arguments are required: template, --objective (try 'harn work create --help')"
+    )
     as_json = harn("work", "create", "A title", "--json")
     assert as_json.returncode == 2
     assert json.loads(as_json.stdout)["error"]["message"].startswith("work create: the following arguments")
@@ -110,23 +137,46 @@ def test_a_reader_that_closes_stdout_early_gets_no_traceback(root: Path) -> None
 
     from tests.conftest import harn_env
 
-    piped = subprocess.run(f"'{sys.executable}' -m harn_tui --root '{root}' schema --json | head -c 10",
-                           shell=True, capture_output=True, text=True, env=harn_env(), timeout=60)
+    piped = subprocess.run(
+        f"'{sys.executable}' -m harn_tui --root '{root}' schema --json | head -c 10",
+        shell=True,
+        capture_output=True,
+        text=True,
+        env=harn_env(),
+        timeout=60,
+    )
     assert piped.stdout == '{\n  "goal"'[:10] and piped.stderr == "", piped.stderr
 
 
 def test_text_mode_is_for_people(harn: Harn, examples: Path) -> None:
     """Without --json: no JSON document and no Python `None`; an approval shows its question."""
     template = str(examples / "templates" / "investigate.py")
-    created = harn("work", "create", "Read the logs", template, "--objective", "Find the cause", "--accept", "cause",
-                   "--id", "logs")
+    created = harn(
+        "work",
+        "create",
+        "Read the logs",
+        template,
+        "--objective",
+        "Find the cause",
+        "--accept",
+        "cause",
+        "--id",
+        "logs",
+    )
     assert created.returncode == 0, created.stderr
     assert created.stdout.startswith("logs  ready/run  Read the logs\n")
     assert "objective: Find the cause" in created.stdout
     harn("work", "run", "logs")
-    outputs = {name: harn(*argv) for name, argv in {
-        "pending": ["pending"], "work show": ["work", "show", "logs"], "approval list": ["approval", "list"],
-        "schema": ["schema"], "work list": ["work", "list"]}.items()}
+    outputs = {
+        name: harn(*argv)
+        for name, argv in {
+            "pending": ["pending"],
+            "work show": ["work", "show", "logs"],
+            "approval list": ["approval", "list"],
+            "schema": ["schema"],
+            "work list": ["work", "list"],
+        }.items()
+    }
     for name, done in outputs.items():
         assert done.returncode == 0, (name, done.stderr)
         assert not done.stdout.lstrip().startswith(("{", "[")) and "None" not in done.stdout, (name, done.stdout)
@@ -143,9 +193,21 @@ def test_text_mode_is_for_people(harn: Harn, examples: Path) -> None:
 
 
 def test_plan_show_text_is_short(harn: Harn, examples: Path) -> None:
-    assert harn("supervisor", "create", "--team", str(examples / "team.json"), "--replanning",
-                str(examples / "replanning.json"), "--mission", str(examples / "mission.json"),
-                "--id", "g").returncode == 0
+    assert (
+        harn(
+            "supervisor",
+            "create",
+            "--team",
+            str(examples / "team.json"),
+            "--replanning",
+            str(examples / "replanning.json"),
+            "--mission",
+            str(examples / "mission.json"),
+            "--id",
+            "g",
+        ).returncode
+        == 0
+    )
     harn("supervisor", "run", "g")
     plan_id = harn.json("supervisor", "show", "g")["pending_plan_id"]
     shown = harn("supervisor", "plan", "show", "g", plan_id)
@@ -163,8 +225,13 @@ def test_demo_without_the_console_prints_where_its_tree_is(tmp_path: Path) -> No
 
     from tests.conftest import harn_env
 
-    built = subprocess.run([sys.executable, "-m", "harn_tui", "demo", "--no-tui", str(tmp_path / "demo")],
-                           capture_output=True, text=True, env=harn_env(), timeout=300)
+    built = subprocess.run(
+        [sys.executable, "-m", "harn_tui", "demo", "--no-tui", str(tmp_path / "demo")],
+        capture_output=True,
+        text=True,
+        env=harn_env(),
+        timeout=300,
+    )
     assert built.returncode == 0, built.stderr
     lines = built.stdout.splitlines()
     assert lines[0] == f"built the demo tree in {tmp_path / 'demo'}"
@@ -182,9 +249,13 @@ def _first_serve_line(root: Path, *args: str) -> str:
 
     from tests.conftest import harn_env
 
-    serving = subprocess.Popen([sys.executable, "-m", "harn_tui", "--root", str(root), "supervisor", "serve", *args,
-                                "--wake-interval", "1"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               env=harn_env())
+    serving = subprocess.Popen(
+        [sys.executable, "-m", "harn_tui", "--root", str(root), "supervisor", "serve", *args, "--wake-interval", "1"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=harn_env(),
+    )
     try:
         assert serving.stdout is not None
         deadline = time.monotonic() + 90
@@ -199,13 +270,31 @@ def _first_serve_line(root: Path, *args: str) -> str:
 
 
 def test_serve_prints_a_line_per_tick_that_acted(harn: Harn, root: Path, examples: Path) -> None:
-    assert harn("work", "create", "T", str(examples / "templates" / "implement.py"), "--objective", "O",
-                "--id", "w").returncode == 0
-    assert harn("supervisor", "create", "--team", str(examples / "team.json"), "--replanning",
-                str(examples / "replanning.json"), "--root-work", "w", "--id", "g").returncode == 0
+    assert (
+        harn(
+            "work", "create", "T", str(examples / "templates" / "implement.py"), "--objective", "O", "--id", "w"
+        ).returncode
+        == 0
+    )
+    assert (
+        harn(
+            "supervisor",
+            "create",
+            "--team",
+            str(examples / "team.json"),
+            "--replanning",
+            str(examples / "replanning.json"),
+            "--root-work",
+            "w",
+            "--id",
+            "g",
+        ).returncode
+        == 0
+    )
     text = _first_serve_line(root, "g")
-    assert text == ("g: needs_human  (dispatches 1, acceptances 0, replans 0)  attempt w: passed"
-                    "  -> awaiting_attention/review\n"), text
+    assert text == (
+        "g: needs_human  (dispatches 1, acceptances 0, replans 0)  attempt w: passed  -> awaiting_attention/review\n"
+    ), text
     assert harn("work", "reopen", "w", "--finding", "once more").returncode == 0
     line = json.loads(_first_serve_line(root, "--json", "g"))
     assert (line["goal_id"], line["dispatches"], line["outcomes"][0]["status"]) == ("g", 1, "passed")
@@ -216,8 +305,16 @@ def test_examples_copies_the_files_the_guide_uses(harn: Harn, tmp_path: Path) ->
     copied = harn("examples", str(target))
     assert copied.returncode == 0, copied.stderr
     assert copied.stdout.startswith(f"copied the examples to {target}: mission.json, planner.py, ")
-    for name in ("team.json", "replanning.json", "mission.json", "planner.py", "reviewer.py",
-                 "templates/implement.py", "templates/investigate.py", "templates/fail.py"):
+    for name in (
+        "team.json",
+        "replanning.json",
+        "mission.json",
+        "planner.py",
+        "reviewer.py",
+        "templates/implement.py",
+        "templates/investigate.py",
+        "templates/fail.py",
+    ):
         assert (target / name).is_file(), name
     again = harn("examples", str(target))
     assert again.returncode == 3 and "exists and is not an empty directory" in again.stderr

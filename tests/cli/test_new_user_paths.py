@@ -25,12 +25,23 @@ def test_a_template_that_is_not_executable_is_bad_input_and_costs_nothing(harn: 
     assert f"template file {template} is not executable: a template is run directly" in created.stderr
     missing = harn("work", "create", "Item", str(examples / "nope.py"), "--objective", "Do it.")
     assert missing.returncode == 2 and "does not exist" in missing.stderr
-    goal = harn("supervisor", "create", "--team", str(examples / "team.json"),
-                "--replanning", str(examples / "replanning.json"), "--mission", str(examples / "mission.json"),
-                "--id", "g")
+    goal = harn(
+        "supervisor",
+        "create",
+        "--team",
+        str(examples / "team.json"),
+        "--replanning",
+        str(examples / "replanning.json"),
+        "--mission",
+        str(examples / "mission.json"),
+        "--id",
+        "g",
+    )
     assert goal.returncode == 2
-    assert (f"replanning file {examples / 'replanning.json'}: template implement: template file {template} "
-            "is not executable") in goal.stderr
+    assert (
+        f"replanning file {examples / 'replanning.json'}: template implement: template file {template} "
+        "is not executable"
+    ) in goal.stderr
     assert harn.json("work", "list") == {"work": []} and harn.json("supervisor", "list")["goals"] == []
 
 
@@ -46,8 +57,14 @@ def test_a_template_that_lost_its_execute_bit_refuses_the_run_and_records_nothin
 
 def _harn_in(directory: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """`harn` run from `directory`, without --root (the tree is found, or made, from there)."""
-    return subprocess.run([sys.executable, "-m", "harn_tui", *args], cwd=directory, capture_output=True, text=True,
-                          env=harn_env(), timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "harn_tui", *args],
+        cwd=directory,
+        capture_output=True,
+        text=True,
+        env=harn_env(),
+        timeout=60,
+    )
 
 
 def test_init_in_a_subdirectory_of_a_tree_refuses_naming_the_enclosing_tree(tmp_path: Path) -> None:
@@ -98,9 +115,13 @@ def test_ctrl_c_during_work_run_records_the_interrupt_uncharged(harn: Harn, tmp_
     template.chmod(0o755)
     assert harn("work", "create", "Item", str(template), "--objective", "Do it.", "--id", "item").returncode == 0
     pid_file = tmp_path / "sleeper.pid"
-    running = subprocess.Popen([sys.executable, "-m", "harn_tui", "--root", str(harn.root), "work", "run", "item"],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               env=harn_env({"SLEEPER_PID": str(pid_file)}))
+    running = subprocess.Popen(
+        [sys.executable, "-m", "harn_tui", "--root", str(harn.root), "work", "run", "item"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=harn_env({"SLEEPER_PID": str(pid_file)}),
+    )
     deadline = time.monotonic() + 60
     while not (pid_file.exists() and pid_file.read_text().strip()):
         assert time.monotonic() < deadline and running.poll() is None, "the template never started"
@@ -109,11 +130,17 @@ def test_ctrl_c_during_work_run_records_the_interrupt_uncharged(harn: Harn, tmp_
     _, stderr = running.communicate(timeout=60)
     assert running.returncode == 130
     assert "harn: interrupted: attempt 1 of work item (" in stderr and "recorded failed, uncharged" in stderr, stderr
-    events = [json.loads(line) for line in (harn.root / ".harnery" / "work" / "item" / "events.jsonl").read_text()
-              .splitlines()]
+    events = [
+        json.loads(line)
+        for line in (harn.root / ".harnery" / "work" / "item" / "events.jsonl").read_text().splitlines()
+    ]
     finished = events[-1]
     assert (finished["event"], finished["status"], finished["class"], finished["actor"]) == (
-        "attempt.finished", "failed", "environment", "tester")
+        "attempt.finished",
+        "failed",
+        "environment",
+        "tester",
+    )
     assert finished["reason"] == "interrupted by the operator (SIGINT) while the template ran"
     shown = harn.json("work", "show", "item")
     assert (shown["state"], shown["next_action"], shown["attempts"][0]["class"]) == ("blocked", "retry", "environment")
@@ -129,8 +156,10 @@ def test_two_goals_on_one_root_get_a_warning_and_work_show_names_both(harn: Harn
     assert first.returncode == 0 and "warning" not in first.stdout
     second = harn("supervisor", "create", "--team", team, "--root-work", "root", "--id", "goal-a")
     assert second.returncode == 0, second.stderr
-    assert second.stdout.splitlines()[-1] == ("warning: work root is also in the graph of goal goal-b: the goals "
-                                              "share it, and goal goal-a (the first by id) governs its attempts")
+    assert second.stdout.splitlines()[-1] == (
+        "warning: work root is also in the graph of goal goal-b: the goals "
+        "share it, and goal goal-a (the first by id) governs its attempts"
+    )
     shown = harn.json("work", "show", "root")
     assert (shown["goal_id"], shown["also_goal_ids"]) == ("goal-a", ["goal-b"])
     assert "  also in the graph of goal goal-b (goal goal-a governs it)" in harn("work", "show", "root").stdout

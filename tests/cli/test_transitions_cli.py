@@ -67,8 +67,19 @@ def test_plan_retry_keeps_the_first_reason(harn: Harn, layout: Layout, goal: str
     assert (shown["next_action"], shown["attention_plan_id"]) == ("retry_plan", plan)
     done = harn.json("supervisor", "plan", "retry", goal, plan, "--reason", "Use the new parser.")
     assert (done["outcome"], done["event"]["reason"]) == ("applied", "Use the new parser.")
-    fails(harn, 3, "refused", "already retry_requested with a different reason",
-          "supervisor", "plan", "retry", goal, plan, "--reason", "Something else.")
+    fails(
+        harn,
+        3,
+        "refused",
+        "already retry_requested with a different reason",
+        "supervisor",
+        "plan",
+        "retry",
+        goal,
+        plan,
+        "--reason",
+        "Something else.",
+    )
 
 
 def test_a_corrupt_goal_is_exit_5(harn: Harn, layout: Layout, goal: str) -> None:
@@ -79,18 +90,36 @@ def test_a_corrupt_goal_is_exit_5(harn: Harn, layout: Layout, goal: str) -> None
 
 
 def test_work_review_round_trip(harn: Harn, layout: Layout, template: Path) -> None:
-    create_work(layout, title="Item", template=template, objective="Do it.", acceptance=["done"], work_id="w1",
-                actor="tester")
+    create_work(
+        layout, title="Item", template=template, objective="Do it.", acceptance=["done"], work_id="w1", actor="tester"
+    )
     env = {"TEMPLATE_MODE": "pass"}
     ran = harn.json("work", "run", "w1", env=env)
     assert (ran["status"], ran["attempt"], ran["trigger"], ran["work"]) == (
-        "passed", 1, "initial", {"state": "in_review", "next_action": "review"})
+        "passed",
+        1,
+        "initial",
+        {"state": "in_review", "next_action": "review"},
+    )
     reopened = harn.json("work", "reopen", "w1", "--finding", "throws on big input", "--finding", "no test")
     assert [f["id"] for f in reopened["event"]["findings"]] == ["f1", "f2"]
     assert harn.json("work", "run", "w1", env=env)["trigger"] == "reopen"
     fails(harn, 3, "refused", "findings not disposed: f2", "work", "accept", "w1", "--dispose", "f1=fixed")
-    fails(harn, 3, "refused", "unknown finding id f3", "work", "accept", "w1", "--dispose", "f1=fixed",
-          "--dispose", "f2=fixed", "--dispose", "f3=fixed")
+    fails(
+        harn,
+        3,
+        "refused",
+        "unknown finding id f3",
+        "work",
+        "accept",
+        "w1",
+        "--dispose",
+        "f1=fixed",
+        "--dispose",
+        "f2=fixed",
+        "--dispose",
+        "f3=fixed",
+    )
     fails(harn, 2, "usage", "deferred needs a reason", "work", "accept", "w1", "--dispose", "f1=deferred")
     accepted = harn.json("work", "accept", "w1", "--dispose", "f1=fixed", "--dispose", "f2=deferred:see #12: later")
     assert accepted["event"]["dispositions"][1] == {"id": "f2", "outcome": "deferred", "reason": "see #12: later"}
@@ -101,7 +130,10 @@ def test_work_run_and_retry_exit_0_whatever_the_outcome(harn: Harn, layout: Layo
     create_work(layout, title="Item", template=template, objective="Do it.", work_id="w1", actor="tester")
     failed = harn.json("work", "run", "w1", env={"TEMPLATE_MODE": "exit3"})
     assert (failed["status"], failed["reason"], failed["work"]["next_action"]) == (
-        "failed", "the template exited with code 3", "retry")
+        "failed",
+        "the template exited with code 3",
+        "retry",
+    )
     fails(harn, 3, "refused", "is blocked/retry, not ready", "work", "run", "w1")
     timed_out = harn.json("work", "retry", "w1", env={"TEMPLATE_MODE": "sleep", "HARN_ATTEMPT_TIMEOUT_S": "0.5"})
     assert (timed_out["trigger"], timed_out["status"]) == ("retry", "failed")
@@ -124,10 +156,19 @@ def test_approval_verbs(harn: Harn, layout: Layout, template: Path) -> None:
 
 
 def test_cancel_through_the_cli(harn: Harn, layout: Layout, examples: Path) -> None:
-    create_work(layout, title="Item", template=examples / "templates" / "implement.py", objective="Do it.",
-                work_id="w1", actor="tester")
+    create_work(
+        layout,
+        title="Item",
+        template=examples / "templates" / "implement.py",
+        objective="Do it.",
+        work_id="w1",
+        actor="tester",
+    )
     done = harn.json("work", "cancel", "w1", "--reason", "not needed")
     assert (done["outcome"], done["event"]["event"], done["event"]["reason"]) == (
-        "applied", "work.cancelled", "not needed")
+        "applied",
+        "work.cancelled",
+        "not needed",
+    )
     assert harn.json("work", "cancel", "w1", "--reason", "not needed")["outcome"] == "already_done"
     fails(harn, 3, "refused", "already cancelled with a different reason", "work", "cancel", "w1")

@@ -34,8 +34,9 @@ def test_an_appended_event_reprojects_only_the_goal_it_touches(layout: Layout) -
     assert model.goals[s.REVIEW_GOAL].work_item("docs").state == "ready"  # type: ignore[union-attr]
     assert all(model.goals[g] is before[g] for g in before if g != s.REVIEW_GOAL)
     others = update.transitions_by_others("alice")
-    assert [(e.actor, e.event, e.target, e.goal_id) for e in others] == [("bob", "work.reopened", "docs",
-                                                                           s.REVIEW_GOAL)]
+    assert [(e.actor, e.event, e.target, e.goal_id) for e in others] == [
+        ("bob", "work.reopened", "docs", s.REVIEW_GOAL)
+    ]
     assert update.transitions_by_others("bob") == []
     assert model.apply([layout.work("docs") / "events.jsonl"]).empty
 
@@ -60,8 +61,10 @@ def test_approval_decisions_presence_transcripts_and_cache_are_routed(layout: La
     assert [(e.actor, e.event) for e in update.transitions_by_others("alice")] == [("bob", "approval.deny")]
     transcript = layout.run("run-migrate-1") / "transcript.jsonl"
     transcript.parent.mkdir(parents=True, exist_ok=True)
-    transcript.write_text("".join(json.dumps({"seq": i, "ts": "t", "stream": "stdout", "line": f"line {i}"}) + "\n"
-                                  for i in range(1, 10)) + '{"torn": ')
+    transcript.write_text(
+        "".join(json.dumps({"seq": i, "ts": "t", "stream": "stdout", "line": f"line {i}"}) + "\n" for i in range(1, 10))
+        + '{"torn": '
+    )
     update = model.apply([layout.presence / "bob@h-1.json", layout.cache / "x", transcript])
     assert update.presence and update.transcripts == {"run-migrate-1"} and not update.goals
     assert model.transcript_tail("run-migrate-1", 3) == ["stdout: line 7", "stdout: line 8", "stdout: line 9"]
@@ -107,8 +110,13 @@ def test_retry_eligibility_names_each_rule(layout: Layout) -> None:
     eligible = retry_eligibility(model.goals[s.ATTENTION_GOAL])
     assert eligible.eligible and eligible.plan_id == s.ATTENTION_PLAN
     assert [c.name for c in eligible.checks.checks] == [
-        "latest plan", "in attention", "root unchanged", "fingerprint unchanged", "mission not complete",
-        "replan slot left"]
+        "latest plan",
+        "in attention",
+        "root unchanged",
+        "fingerprint unchanged",
+        "mission not complete",
+        "replan slot left",
+    ]
     stale = retry_eligibility(model.goals[s.STALE_GOAL])
     assert not stale.eligible and [c.name for c in stale.checks.failing] == ["fingerprint unchanged"]
     with pytest.raises(Refused) as refused:  # the console's failing line is the core's refusal, word for word

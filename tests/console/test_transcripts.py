@@ -43,7 +43,7 @@ def test_a_torn_last_line_is_shown_once_its_newline_arrives(tmp_path: Path) -> N
     whole = record(1) + record(2)
     append(tmp_path, whole[: len(record(1)) + 10])
     assert tails.lines(RUN, 5) == ["stdout: line 1"]
-    append(tmp_path, whole[len(record(1)) + 10:])
+    append(tmp_path, whole[len(record(1)) + 10 :])
     assert tails.lines(RUN, 5) == ["stdout: line 1", "stdout: line 2"]
 
 

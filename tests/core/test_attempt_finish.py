@@ -45,18 +45,34 @@ def test_a_dependency_reopened_while_the_template_ran_is_seen_by_the_finish(
 def side_by_side(layout: Layout, examples: Path) -> tuple[str, str]:
     """A goal whose applied plan has two independent items `a` and `b` under a root that needs both."""
     make_goal(layout, examples, reviewers=[])
-    plan_id = add_plan(layout, root="both", items=[
-        {"key": key, "title": key, "objective": "Do it.", "template": "implement", "acceptance": ["done"]}
-        for key in ("a", "b")
-    ] + [{"key": "both", "title": "Both", "objective": "Join.", "template": "implement", "acceptance": ["done"],
-          "dependencies": ["a", "b"]}])
+    plan_id = add_plan(
+        layout,
+        root="both",
+        items=[
+            {"key": key, "title": key, "objective": "Do it.", "template": "implement", "acceptance": ["done"]}
+            for key in ("a", "b")
+        ]
+        + [
+            {
+                "key": "both",
+                "title": "Both",
+                "objective": "Join.",
+                "template": "implement",
+                "acceptance": ["done"],
+                "dependencies": ["a", "b"],
+            }
+        ],
+    )
     approve_plan(layout, GOAL, plan_id, actor="alice")
     return f"{plan_id}-a", f"{plan_id}-b"
 
 
 def finishes(layout: Layout, work_id: str, run_id: str) -> list[tuple[str, str | None]]:
-    return [(e["status"], e.get("reason")) for e in events_of(layout, work_id)
-            if e["event"] == "attempt.finished" and e["run_id"] == run_id]
+    return [
+        (e["status"], e.get("reason"))
+        for e in events_of(layout, work_id)
+        if e["event"] == "attempt.finished" and e["run_id"] == run_id
+    ]
 
 
 @contextlib.contextmanager
@@ -79,11 +95,16 @@ def test_a_runner_that_died_while_the_template_ran_is_recorded_lost_by_the_finis
     assert events_of(layout, a)[-1]["actor"] == "supervisor"
 
 
-def test_a_runner_that_finished_while_the_template_ran_is_not_recorded_lost(
-    layout: Layout, examples: Path
-) -> None:
+def test_a_runner_that_finished_while_the_template_ran_is_not_recorded_lost(layout: Layout, examples: Path) -> None:
     with begun_while_another_runs(layout, examples) as (a, other_run, prepared):
-        append_event(JsonlTail(layout.work(a) / "events.jsonl", WORK_EVENTS_ADAPTER), AttemptFinished, "supervisor",
-                     run_id=other_run, status="failed", reason="exit code 3", **{"class": None})
+        append_event(
+            JsonlTail(layout.work(a) / "events.jsonl", WORK_EVENTS_ADAPTER),
+            AttemptFinished,
+            "supervisor",
+            run_id=other_run,
+            status="failed",
+            reason="exit code 3",
+            **{"class": None},
+        )
     assert prepared.run(60.0).status == "passed"
     assert finishes(layout, a, other_run) == [("failed", "exit code 3")]

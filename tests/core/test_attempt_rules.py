@@ -65,8 +65,13 @@ def test_goal_checks_come_first_in_the_order_the_runner_applies_them() -> None:
 
 
 def test_retry_of_a_streak_blocked_item_is_the_operators_not_the_supervisors() -> None:
-    streak = Work(state="blocked", next_action="none", reason="3 uncharged failures in a row",
-                  charged_attempts=1, latest_attempt=Attempt("environment"))
+    streak = Work(
+        state="blocked",
+        next_action="none",
+        reason="3 uncharged failures in a row",
+        charged_attempts=1,
+        latest_attempt=Attempt("environment"),
+    )
     assert work_retry(None, streak, operator=True).holds
     assert failing(work_retry(None, streak, operator=False)) == ["retryable"]
     decided = Work(state="blocked", next_action="none", reason="denied", latest_attempt=Attempt("decision"))

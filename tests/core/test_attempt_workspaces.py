@@ -40,8 +40,16 @@ def template(tmp_path: Path) -> Path:
 
 
 def make(layout: Layout, template: Path, work_id: str, depends_on: list[str] | None = None) -> str:
-    create_work(layout, title=work_id, template=template, objective="Do it.", acceptance=["done"],
-                depends_on=depends_on or [], work_id=work_id, actor="tester")
+    create_work(
+        layout,
+        title=work_id,
+        template=template,
+        objective="Do it.",
+        acceptance=["done"],
+        depends_on=depends_on or [],
+        work_id=work_id,
+        actor="tester",
+    )
     return work_id
 
 
@@ -55,9 +63,7 @@ def proof_workspace(layout: Layout, run_id: str) -> dict[str, object]:
     return workspace
 
 
-def test_the_manifest_carries_the_prior_and_the_accepted_dependencies_in_order(
-    layout: Layout, template: Path
-) -> None:
+def test_the_manifest_carries_the_prior_and_the_accepted_dependencies_in_order(layout: Layout, template: Path) -> None:
     first, second = make(layout, template, "work-b"), make(layout, template, "work-a")
     runs = {w: run_work(layout, w, actor="alice", retry=False).run_id for w in (first, second)}
     assert seen(layout, runs[first]) == {"prior": None, "dependencies": []}
@@ -66,11 +72,14 @@ def test_the_manifest_carries_the_prior_and_the_accepted_dependencies_in_order(
     third = make(layout, template, "work-c", depends_on=[first, second])
     run = run_work(layout, third, actor="alice", retry=False)
     assert seen(layout, run.run_id) == {
-        "prior": None, "dependencies": [proof_workspace(layout, runs[first]), proof_workspace(layout, runs[second])]}
+        "prior": None,
+        "dependencies": [proof_workspace(layout, runs[first]), proof_workspace(layout, runs[second])],
+    }
     reopen_work(layout, third, actor="bob", findings=["the README is missing"])
     again = run_work(layout, third, actor="alice", retry=False)
     assert seen(layout, again.run_id)["prior"] == proof_workspace(layout, run.run_id), (
-        "a reopened attempt starts from the work's latest passing workspace")
+        "a reopened attempt starts from the work's latest passing workspace"
+    )
     manifest = json.loads((layout.run(again.run_id) / "manifest.json").read_text())
     assert manifest["attempt"]["workspaces"]["prior"]["branch"] == "harn/work-c1"
 
@@ -79,9 +88,21 @@ def test_a_proof_with_a_malformed_workspace_is_a_host_failure(
     layout: Layout, template: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     work_id = make(layout, template, "work-x")
-    monkeypatch.setenv("WORKSPACE_JSON", json.dumps({
-        "kind": "git", "repository": "relative/repo", "branch": "b", "base": "0" * 40, "commit": "1" * 40,
-        "files_changed": 0, "insertions": 0, "deletions": 0}))
+    monkeypatch.setenv(
+        "WORKSPACE_JSON",
+        json.dumps(
+            {
+                "kind": "git",
+                "repository": "relative/repo",
+                "branch": "b",
+                "base": "0" * 40,
+                "commit": "1" * 40,
+                "files_changed": 0,
+                "insertions": 0,
+                "deletions": 0,
+            }
+        ),
+    )
     result = run_work(layout, work_id, actor="alice", retry=False)
     assert result.status == "failed"
     assert "invalid proof" in (result.reason or "") and "absolute" in (result.reason or "")

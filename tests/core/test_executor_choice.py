@@ -28,8 +28,9 @@ sys.meta_path.insert(0, NoRay())
 
 
 def without_ray(code: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-c", WITHOUT_RAY + code], capture_output=True, text=True,
-                          env=harn_env(), timeout=120)
+    return subprocess.run(
+        [sys.executable, "-c", WITHOUT_RAY + code], capture_output=True, text=True, env=harn_env(), timeout=120
+    )
 
 
 def harn_without_ray(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -38,8 +39,18 @@ def harn_without_ray(root: Path, *args: str) -> subprocess.CompletedProcess[str]
 
 @pytest.fixture
 def ready_work(harn: Harn, examples: Path) -> str:
-    harn.json("work", "create", "A", str(examples / "templates" / "implement.py"), "--objective", "o",
-              "--accept", "done", "--id", "work-a")
+    harn.json(
+        "work",
+        "create",
+        "A",
+        str(examples / "templates" / "implement.py"),
+        "--objective",
+        "o",
+        "--accept",
+        "done",
+        "--id",
+        "work-a",
+    )
     return "work-a"
 
 
@@ -64,8 +75,13 @@ def test_executor_ray_without_the_extra_is_a_usage_error_naming_it(root: Path, r
 
 def test_ray_address_needs_executor_ray(harn: Harn, root: Path, ready_work: str) -> None:
     before = tree_bytes(root)
-    for args in (["work", "run", ready_work], ["work", "retry", ready_work], ["supervisor", "run", "goal-x"],
-                 ["supervisor", "tick", "goal-x", "--executor", "local"], ["tui"]):
+    for args in (
+        ["work", "run", ready_work],
+        ["work", "retry", ready_work],
+        ["supervisor", "run", "goal-x"],
+        ["supervisor", "tick", "goal-x", "--executor", "local"],
+        ["tui"],
+    ):
         refused = harn.json(*args, "--ray-address", "127.0.0.1:6379", expect=2)
         assert "--ray-address needs --executor ray" in refused["error"]["message"], args
     assert tree_bytes(root) == before

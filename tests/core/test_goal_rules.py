@@ -30,9 +30,18 @@ def blocked_root(layout: Layout, **goal: object) -> None:
 
 def plan_after(layout: Layout, plan_id: str, *events: tuple[str, dict[str, object]], decision: str = "apply") -> None:
     view = project(layout)
-    b.plan(layout, "g", plan_id, sequence=1, fingerprint=view.graph_fingerprint, prior_root=view.active_root,
-           decision=decision, events=events, work=({"key": "fix", "title": "Fix", "objective": "Fix it",
-                                                   "template": "implement"},), root_key="fix")
+    b.plan(
+        layout,
+        "g",
+        plan_id,
+        sequence=1,
+        fingerprint=view.graph_fingerprint,
+        prior_root=view.active_root,
+        decision=decision,
+        events=events,
+        work=({"key": "fix", "title": "Fix", "objective": "Fix it", "template": "implement"},),
+        root_key="fix",
+    )
 
 
 def rule_1(layout: Layout) -> Iterator[None]:
@@ -89,8 +98,13 @@ def rule_7(layout: Layout) -> Iterator[None]:
 
 def rule_8(layout: Layout) -> Iterator[None]:
     blocked_root(layout)
-    plan_after(layout, "plan-0001-aaaaaaaa", ("plan.proposed", {}), ("plan.attention", {"reason": "unclear"}),
-               decision="attention")
+    plan_after(
+        layout,
+        "plan-0001-aaaaaaaa",
+        ("plan.proposed", {}),
+        ("plan.attention", {"reason": "unclear"}),
+        decision="attention",
+    )
     yield
 
 

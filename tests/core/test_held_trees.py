@@ -65,12 +65,28 @@ def test_a_held_tree_follows_plans_decisions_and_work_written_by_another_process
     layout: Layout, examples: Path, harn: Harn
 ) -> None:
     goal_id = make_goal(layout, examples)
-    plan_id = add_plan(layout, goal_id, root="fix", items=[
-        {"key": "probe", "title": "Probe", "template": "investigate", "objective": "Find the cause.",
-         "acceptance": ["found"]},
-        {"key": "fix", "title": "Fix", "template": "implement", "objective": "Fix it.", "acceptance": ["fixed"],
-         "dependencies": ["probe"]},
-    ])
+    plan_id = add_plan(
+        layout,
+        goal_id,
+        root="fix",
+        items=[
+            {
+                "key": "probe",
+                "title": "Probe",
+                "template": "investigate",
+                "objective": "Find the cause.",
+                "acceptance": ["found"],
+            },
+            {
+                "key": "fix",
+                "title": "Fix",
+                "template": "implement",
+                "objective": "Fix it.",
+                "acceptance": ["fixed"],
+                "dependencies": ["probe"],
+            },
+        ],
+    )
     before = held_view(layout, goal_id)
     assert before.plan(plan_id).status == "proposed"  # type: ignore[union-attr]
     harn.json("supervisor", "plan", "approve", goal_id, plan_id)

@@ -26,8 +26,20 @@ def over(layout: Layout) -> GoalOverTime:
     return load_goal_over_time(layout, "g")
 
 
-@pytest.mark.parametrize("bad", ["yesterday", "event:", "event:-1", "event:１", "event:1.5", "2026-01-02",
-                                 "2026-01-02T03:04:05", "２０２６-01-02T03:04:05Z", "event: 1"])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "yesterday",
+        "event:",
+        "event:-1",
+        "event:１",
+        "event:1.5",
+        "2026-01-02",
+        "2026-01-02T03:04:05",
+        "２０２６-01-02T03:04:05Z",
+        "event: 1",
+    ],
+)
 def test_a_malformed_when_is_bad_input(bad: str) -> None:
     with pytest.raises(UsageError, match="--at"):
         parse_when(bad)
@@ -71,8 +83,17 @@ def test_a_plan_requested_and_decided_later_was_planning(layout: Layout, tmp_pat
 def test_entries_sort_as_instants_whatever_the_precision_or_offset() -> None:
     from harn_tui.core.history.entries import instant_key
 
-    stamps = ["2026-01-01T00:00:14.074Z", "2026-01-01T02:00:14+02:00", "2026-01-01T00:00:13.9Z",
-              "2026-01-01T00:00:14.5Z", "2025-12-31T23:00:15-01:00"]
+    stamps = [
+        "2026-01-01T00:00:14.074Z",
+        "2026-01-01T02:00:14+02:00",
+        "2026-01-01T00:00:13.9Z",
+        "2026-01-01T00:00:14.5Z",
+        "2025-12-31T23:00:15-01:00",
+    ]
     assert sorted(stamps, key=instant_key) == [
-        "2026-01-01T00:00:13.9Z", "2026-01-01T02:00:14+02:00", "2026-01-01T00:00:14.074Z",
-        "2026-01-01T00:00:14.5Z", "2025-12-31T23:00:15-01:00"]
+        "2026-01-01T00:00:13.9Z",
+        "2026-01-01T02:00:14+02:00",
+        "2026-01-01T00:00:14.074Z",
+        "2026-01-01T00:00:14.5Z",
+        "2025-12-31T23:00:15-01:00",
+    ]

@@ -77,19 +77,39 @@ class History:
     def _finish(self, item: str, run_id: str, status: str, cls: str | None) -> None:
         approval_id = f"apr-{run_id}-1" if status == "parked" else None
         if approval_id and not (self.layout.approval(approval_id) / "request.json").exists():
-            write_record(self.layout.approval(approval_id) / "request.json", ApprovalRequest(
-                id=approval_id, run_id=run_id, work_id=item, goal_id=GOAL, question="May I?", details="",
-                requested_at=now_iso()))
+            write_record(
+                self.layout.approval(approval_id) / "request.json",
+                ApprovalRequest(
+                    id=approval_id,
+                    run_id=run_id,
+                    work_id=item,
+                    goal_id=GOAL,
+                    question="May I?",
+                    details="",
+                    requested_at=now_iso(),
+                ),
+            )
         finished: dict[str, Any] = {"class": cls}
-        b.event(self.layout, item, AttemptFinished, run_id=run_id, status=status, reason="r", **finished,
-                approval_id=approval_id)
+        b.event(
+            self.layout,
+            item,
+            AttemptFinished,
+            run_id=run_id,
+            status=status,
+            reason="r",
+            **finished,
+            approval_id=approval_id,
+        )
 
     def _decide(self, approval_id: str, verdict: str) -> None:
         directory = self.layout.approval(approval_id)
         if (directory / "request.json").exists() and not (directory / "decision.json").exists():
-            write_record(directory / "decision.json", ApprovalDecision(
-                approval_id=approval_id, verdict=verdict, actor="bob", reason="ok",
-                decided_at=now_iso()))
+            write_record(
+                directory / "decision.json",
+                ApprovalDecision(
+                    approval_id=approval_id, verdict=verdict, actor="bob", reason="ok", decided_at=now_iso()
+                ),
+            )
 
     def _plan(self, outcome: str) -> None:
         if self.undecided is not None:  # an older plan never stays without an outcome (see `rebuild`)
@@ -99,10 +119,19 @@ class History:
         self.plans.append(plan_id)
         goal = project_goal(Tree.load(self.layout), GOAL)
         decision = {"apply": "apply", "attention": "attention", "reject": "apply", "undecided": None}[outcome]
-        b.plan(self.layout, GOAL, plan_id, sequence=sequence, fingerprint=goal.graph_fingerprint,
-               prior_root=goal.active_root, decision=decision, root_key="fix" if decision == "apply" else None,
-               work=({"key": "fix", "title": "Fix", "objective": "Fix it", "template": "implement"},)
-               if decision == "apply" else ())
+        b.plan(
+            self.layout,
+            GOAL,
+            plan_id,
+            sequence=sequence,
+            fingerprint=goal.graph_fingerprint,
+            prior_root=goal.active_root,
+            decision=decision,
+            root_key="fix" if decision == "apply" else None,
+            work=({"key": "fix", "title": "Fix", "objective": "Fix it", "template": "implement"},)
+            if decision == "apply"
+            else (),
+        )
         self.undecided = plan_id if outcome == "undecided" else None
         if outcome == "undecided":
             return
@@ -119,6 +148,7 @@ class History:
 def rebuild(source: Layout, target: Layout, entries: tuple[HistoryEntry, ...], position: int) -> list[HeldLease]:
     """A fresh tree holding only what the first `position` entries announce, and the leases a live tree would
     hold then: the run of an attempt that finishes later, the loop of a plan that is decided later."""
+
     def copy(relative: Path) -> None:
         if (source.base / relative).exists():
             (target.base / relative).parent.mkdir(parents=True, exist_ok=True)
@@ -166,8 +196,15 @@ def rebuild(source: Layout, target: Layout, entries: tuple[HistoryEntry, ...], p
 
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(ops)
-@example([("start", "base", None), ("finish", "base", ("parked", None)), ("decide", "base", "approve"),
-          ("plan", "", "undecided"), ("plan", "", "apply")])
+@example(
+    [
+        ("start", "base", None),
+        ("finish", "base", ("parked", None)),
+        ("decide", "base", "approve"),
+        ("plan", "", "undecided"),
+        ("plan", "", "apply"),
+    ]
+)
 def test_every_prefix_projects_as_a_tree_rebuilt_from_it(sequence: list[Op]) -> None:
     with tempfile.TemporaryDirectory() as directory:
         layout = init_tree(Path(directory) / "source")

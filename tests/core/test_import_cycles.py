@@ -10,11 +10,14 @@ import pytest
 GRAPH = grimp.build_graph("harn_tui")
 
 
-@pytest.mark.parametrize(("importer", "imported"), [
-    ("harn_tui.tui.screens.main", "harn_tui.tui.app"),
-    ("harn_tui.tui.screens.transitions", "harn_tui.tui.app"),
-    ("harn_tui.core.projection.cache", "harn_tui.core.projection.goal"),
-    ("harn_tui.tui.dispatch", "harn_tui.tui.messages"),
-])
+@pytest.mark.parametrize(
+    ("importer", "imported"),
+    [
+        ("harn_tui.tui.screens.main", "harn_tui.tui.app"),
+        ("harn_tui.tui.screens.transitions", "harn_tui.tui.app"),
+        ("harn_tui.core.projection.cache", "harn_tui.core.projection.goal"),
+        ("harn_tui.tui.dispatch", "harn_tui.tui.messages"),
+    ],
+)
 def test_no_chain_back(importer: str, imported: str) -> None:
     assert GRAPH.find_shortest_chain(importer=importer, imported=imported) is None

@@ -28,14 +28,17 @@ def completed_mission(layout: Layout, directory: Path, max_milestones: int = 3) 
     """A mission whose first milestone was applied and accepted, then completed (plans 1 and 2)."""
     kit = GoalKit(layout, directory)
     kit.team["planner"] = scripted(
-        directory, "planner",
+        directory,
+        "planner",
         apply_reply(item("durable-queue"), milestone=milestone(1)),
         {"decision": "complete", "rationale": "Every acceptance criterion of the mission holds."},
         apply_reply(item("disk-full"), milestone=milestone(2)),
     )
-    goal_id = kit.create(mission={"objective": "Replace the queue.", "acceptance": ["no job lost"],
-                                  "max_milestones": max_milestones},
-                         auto_apply=True, options={"accept_passing_proof": True})
+    goal_id = kit.create(
+        mission={"objective": "Replace the queue.", "acceptance": ["no job lost"], "max_milestones": max_milestones},
+        auto_apply=True,
+        options={"accept_passing_proof": True},
+    )
     assert run_goal(layout, goal_id).stop_reason == "succeeded"
     return goal_id
 
@@ -47,8 +50,9 @@ def mission(layout: Layout, tmp_path: Path) -> str:
     return completed_mission(layout, directory)
 
 
-def refused(layout: Layout, match: str, goal_id: str, plan_id: str, reason: str = REASON,
-            error: type[Exception] = Refused) -> None:
+def refused(
+    layout: Layout, match: str, goal_id: str, plan_id: str, reason: str = REASON, error: type[Exception] = Refused
+) -> None:
     before = tree_bytes(layout.root)
     with pytest.raises(error, match=match):
         reopen_plan(layout, goal_id, plan_id, actor="alice", reason=reason)
@@ -106,8 +110,15 @@ def test_the_cli_reopens_with_exit_codes_of_the_contract(harn: Harn, layout: Lay
     assert harn.json(*verb, "--reason", REASON)["outcome"] == "already_done"
     error = harn.json(*verb, "--reason", "other", expect=3)["error"]
     assert error["code"] == "refused" and "different reason" in error["message"]
-    assert harn.json("supervisor", "plan", "reopen", mission, "plan-0009-deadbeef", "--reason", "x",
-                     expect=4)["error"]["code"] == "not_found"
+    assert (
+        harn.json("supervisor", "plan", "reopen", mission, "plan-0009-deadbeef", "--reason", "x", expect=4)["error"][
+            "code"
+        ]
+        == "not_found"
+    )
     shown = harn.json("supervisor", "show", mission)
-    assert (shown["state"], shown["next_action"], shown["latest_plan_status"]) == ("ready", "plan_milestone",
-                                                                                    "reopened")
+    assert (shown["state"], shown["next_action"], shown["latest_plan_status"]) == (
+        "ready",
+        "plan_milestone",
+        "reopened",
+    )

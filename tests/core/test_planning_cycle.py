@@ -32,8 +32,20 @@ from tests.goal_kit import (
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 PLANNER_INPUT_KEYS = {
-    "schema_version", "role", "plan_id", "sequence", "trigger", "goal", "instructions", "active_root_work_id",
-    "generation", "budgets", "latest_plan", "templates", "work", "reply_schema",
+    "schema_version",
+    "role",
+    "plan_id",
+    "sequence",
+    "trigger",
+    "goal",
+    "instructions",
+    "active_root_work_id",
+    "generation",
+    "budgets",
+    "latest_plan",
+    "templates",
+    "work",
+    "reply_schema",
 }
 
 
@@ -72,11 +84,15 @@ def test_a_valid_reply_becomes_a_proposal_and_the_planner_saw_the_spec_input(kit
     assert planner_input["role"] == "planner" and planner_input["latest_plan"] is None
     assert planner_input["reply_schema"] == planner_reply_schema() == PlannerReply.model_json_schema(by_alias=True)
     assert planner_input["budgets"] == {
-        "replans_remaining": 4, "attempts_remaining": 99, "max_work_items_per_plan": 8,
-        "work_items_remaining": 25, "milestones_remaining": None,
+        "replans_remaining": 4,
+        "attempts_remaining": 99,
+        "max_work_items_per_plan": 8,
+        "work_items_remaining": 25,
+        "milestones_remaining": None,
     }
     assert planner_input["templates"] == {
-        "implement": {"root": True, "max_attempts": 3}, "investigate": {"root": False, "max_attempts": 2},
+        "implement": {"root": True, "max_attempts": 3},
+        "investigate": {"root": False, "max_attempts": 2},
     }
     [root_view] = planner_input["work"]
     assert root_view["id"] == "root-work" and root_view["state"] == "blocked" and root_view["attempts_used"] == 1
@@ -84,8 +100,11 @@ def test_a_valid_reply_becomes_a_proposal_and_the_planner_saw_the_spec_input(kit
     assert proposal["root"] == "implement" and [w["key"] for w in proposal["work"]] == ["investigate", "implement"]
     assert [(e["event"], e["actor"]) for e in plan_events(plan_dir)] == [("plan.proposed", "supervisor")]
     after = show_goal(kit.layout, goal_id)
-    assert (after.state, after.next_action, after.pending_plan_id) == ("awaiting_attention", "review_plan",
-                                                                        outcome.plan_id)
+    assert (after.state, after.next_action, after.pending_plan_id) == (
+        "awaiting_attention",
+        "review_plan",
+        outcome.plan_id,
+    )
     assert after.replans_remaining == before.replans_remaining - 1
     assert request["graph_fingerprint"] == after.graph_fingerprint, "the lost attempt was repaired first"
     lost = [e for e in read_events(kit.layout, "root-work") if e["event"] == "attempt.finished"]
@@ -159,7 +178,8 @@ def test_a_planner_attention_decision_is_proposed_and_in_attention(kit: GoalKit)
     [plan_dir] = plan_files(kit.layout, goal_id)
     assert read(plan_dir / "proposal.json")["decision"] == "attention"
     assert [(e["event"], e.get("reason")) for e in plan_events(plan_dir)] == [
-        ("plan.proposed", None), ("plan.attention", "Which queue?"),
+        ("plan.proposed", None),
+        ("plan.attention", "Which queue?"),
     ]
     goal = show_goal(kit.layout, goal_id)
     assert (goal.next_action, goal.attention_plan_id) == ("retry_plan", outcome.plan_id)
@@ -185,8 +205,7 @@ def test_a_reviewer_asking_for_attention_keeps_the_receipt_and_no_proposal(kit: 
     six = apply_reply(*(item(f"step-{n}", deps=(f"step-{n - 1}",) if n else ()) for n in range(6)))
     kit.team["planner"] = scripted(kit.directory, "planner", six)
     kit.team["critic"] = command("python3", str(EXAMPLES / "reviewer.py"))
-    kit.team["second"] = scripted(kit.directory, "second", {"verdict": "approve", "rationale": "Fine.",
-                                                             "findings": []})
+    kit.team["second"] = scripted(kit.directory, "second", {"verdict": "approve", "rationale": "Fine.", "findings": []})
     goal_id = stuck_goal(kit, reviewers=("second", "critic"))
     outcome = run_plan_cycle(kit.layout, goal_id)
     assert outcome is not None and outcome.status == "attention"
@@ -194,8 +213,10 @@ def test_a_reviewer_asking_for_attention_keeps_the_receipt_and_no_proposal(kit: 
     assert (plan_dir / "candidate.json").exists() and not (plan_dir / "proposal.json").exists()
     review = read(plan_dir / "review.json")
     assert review["outcome"] == "attention"
-    assert [(r["reviewer"], r["verdict"]) for r in review["reviews"]] == [("second", "approve"),
-                                                                         ("critic", "attention")]
+    assert [(r["reviewer"], r["verdict"]) for r in review["reviews"]] == [
+        ("second", "approve"),
+        ("critic", "attention"),
+    ]
     assert review["reviews"][1]["findings"][0]["code"] == "scope.too-wide"
     [attention] = plan_events(plan_dir)
     assert attention["event"] == "plan.attention"
@@ -250,8 +271,9 @@ def test_a_rejection_reason_reaches_the_next_planner(kit: GoalKit) -> None:
 
 
 def test_retry_requested_leads_to_a_new_request_whose_input_carries_the_guidance(kit: GoalKit) -> None:
-    kit.team["planner"] = scripted(kit.directory, "planner", {"decision": "attention", "rationale": "Which queue?"},
-                                   apply_reply(item("fix")))
+    kit.team["planner"] = scripted(
+        kit.directory, "planner", {"decision": "attention", "rationale": "Which queue?"}, apply_reply(item("fix"))
+    )
     goal_id = stuck_goal(kit)
     first = run_plan_cycle(kit.layout, goal_id)
     assert first is not None and first.status == "attention"
@@ -260,12 +282,17 @@ def test_retry_requested_leads_to_a_new_request_whose_input_carries_the_guidance
     second = run_plan_cycle(kit.layout, goal_id)
     assert second is not None and second.sequence == 2 and second.status == "proposed"
     latest = read(plan_files(kit.layout, goal_id)[1] / "planner-input.json")["latest_plan"]
-    assert latest == {"id": first.plan_id, "status": "retry_requested",
-                      "reason": "Use the durable queue from ADR 12.", "rationale": "Which queue?"}
+    assert latest == {
+        "id": first.plan_id,
+        "status": "retry_requested",
+        "reason": "Use the durable queue from ADR 12.",
+        "rationale": "Which queue?",
+    }
 
 
-def test_an_ineligible_goal_gets_no_request_and_nothing_is_written(kit: GoalKit, root: Path,
-                                                                  snapshot_tree: object) -> None:
+def test_an_ineligible_goal_gets_no_request_and_nothing_is_written(
+    kit: GoalKit, root: Path, snapshot_tree: object
+) -> None:
     goal_id = stuck_goal(kit)
     assert run_plan_cycle(kit.layout, goal_id) is not None
     before = snapshot_tree(root)  # type: ignore[operator]
@@ -276,8 +303,9 @@ def test_an_ineligible_goal_gets_no_request_and_nothing_is_written(kit: GoalKit,
 def test_a_mission_gets_its_initial_plan_with_a_milestone(kit: GoalKit) -> None:
     milestone = {"sequence": 1, "title": "Durable queue", "objective": "Write the queue.", "acceptance": []}
     kit.team["planner"] = scripted(kit.directory, "planner", apply_reply(item("queue"), milestone=milestone))
-    goal_id = kit.create(mission={"objective": "Replace the queue.", "acceptance": ["no job lost"],
-                                  "max_milestones": 2})
+    goal_id = kit.create(
+        mission={"objective": "Replace the queue.", "acceptance": ["no job lost"], "max_milestones": 2}
+    )
     outcome = run_plan_cycle(kit.layout, goal_id)
     assert outcome is not None and (outcome.trigger, outcome.status) == ("initial", "proposed")
     [plan_dir] = plan_files(kit.layout, goal_id)

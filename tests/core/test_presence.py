@@ -21,7 +21,11 @@ def test_a_heartbeat_has_exactly_the_contract_fields_and_is_private(layout: Layo
     beat.beat("goal-x", "plans")
     path = layout.presence / "alice@host-1-4242.json"
     assert json.loads(path.read_text()) == {
-        "actor": "alice", "host": "host-1", "pid": 4242, "goal_id": "goal-x", "focus": "plans",
+        "actor": "alice",
+        "host": "host-1",
+        "pid": 4242,
+        "goal_id": "goal-x",
+        "focus": "plans",
         "updated_at": "2026-07-16T10:00:00.000Z",
     }
     assert path.stat().st_mode & 0o777 == 0o600
@@ -71,8 +75,9 @@ def test_a_heartbeat_of_a_dead_process_on_this_host_is_stale_at_once_and_removed
 
     from harn_tui.core.presence import remove_dead_here
 
-    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True,
-                          check=True)
+    gone = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True, check=True
+    )
     dead_pid = int(gone.stdout)
     here = safe_host()
     dead = Heartbeat(layout, "carol", here, dead_pid)

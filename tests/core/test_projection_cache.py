@@ -127,8 +127,9 @@ def test_a_run_lease_released_without_a_file_event_is_not_served_stale(synthetic
     size = path.stat().st_size
     lease = HeldLease(layout.run("run-cache-live") / "lease", "run")
     try:
-        append_event(tree.work[target.id].log, AttemptStarted, "tester", run_id="run-cache-live", attempt=5,
-                     trigger="retry")
+        append_event(
+            tree.work[target.id].log, AttemptStarted, "tester", run_id="run-cache-live", attempt=5, trigger="retry"
+        )
         tree.load_runs_of(tree.work[target.id])
         assert project_goal(tree, goal_id).work_item(target.id).state == "running"  # type: ignore[union-attr]
         lease.release()

@@ -64,12 +64,23 @@ def test_a_proposed_plan_awaits_review_with_its_id(layout: Layout) -> None:
     b.goal(layout, "g", root="root")
     b.attempt(layout, "root", "a1", status="failed", number=1)
     fingerprint = project(layout, "g").graph_fingerprint
-    b.plan(layout, "g", "plan-0001-aaaaaaaa", sequence=1, fingerprint=fingerprint, prior_root="root",
-           events=(("plan.proposed", {}),), work=({"key": "fix", "title": "Fix", "objective": "Fix it",
-                                                    "template": "implement"},), root_key="fix")
+    b.plan(
+        layout,
+        "g",
+        "plan-0001-aaaaaaaa",
+        sequence=1,
+        fingerprint=fingerprint,
+        prior_root="root",
+        events=(("plan.proposed", {}),),
+        work=({"key": "fix", "title": "Fix", "objective": "Fix it", "template": "implement"},),
+        root_key="fix",
+    )
     view = project(layout, "g")
     assert (view.state, view.next_action, view.pending_plan_id) == (
-        "awaiting_attention", "review_plan", "plan-0001-aaaaaaaa")
+        "awaiting_attention",
+        "review_plan",
+        "plan-0001-aaaaaaaa",
+    )
     assert view.attention_plan_id is None and view.replans_used == 1
 
 
@@ -78,8 +89,16 @@ def attention_goal(layout: Layout, max_replans: int = 3) -> str:
     b.goal(layout, "g", root="root", max_replans=max_replans)
     b.attempt(layout, "root", "a1", status="failed", number=1)
     fingerprint = project(layout, "g").graph_fingerprint
-    return b.plan(layout, "g", "plan-0001-bbbbbbbb", sequence=1, fingerprint=fingerprint, prior_root="root",
-                  decision="attention", events=(("plan.proposed", {}), ("plan.attention", {"reason": "unclear"})))
+    return b.plan(
+        layout,
+        "g",
+        "plan-0001-bbbbbbbb",
+        sequence=1,
+        fingerprint=fingerprint,
+        prior_root="root",
+        decision="attention",
+        events=(("plan.proposed", {}), ("plan.attention", {"reason": "unclear"})),
+    )
 
 
 def test_attention_plan_is_retryable_while_graph_and_root_are_unchanged(layout: Layout) -> None:
@@ -111,9 +130,18 @@ def test_an_applied_plan_advances_the_generation_and_supersedes_the_old_root(lay
     b.goal(layout, "g", root="root")
     b.attempt(layout, "root", "a1", status="failed", number=1)
     b.work(layout, "plan-0001-cccccccc-fix")
-    b.plan(layout, "g", "plan-0001-cccccccc", sequence=1, fingerprint="x", prior_root="root", events=(
-        ("plan.proposed", {}),
-        ("plan.applied", {"root_work_id": "plan-0001-cccccccc-fix", "work_ids": ["plan-0001-cccccccc-fix"]})))
+    b.plan(
+        layout,
+        "g",
+        "plan-0001-cccccccc",
+        sequence=1,
+        fingerprint="x",
+        prior_root="root",
+        events=(
+            ("plan.proposed", {}),
+            ("plan.applied", {"root_work_id": "plan-0001-cccccccc-fix", "work_ids": ["plan-0001-cccccccc-fix"]}),
+        ),
+    )
     view = project(layout, "g")
     assert view.generation == 1 and view.active_root == "plan-0001-cccccccc-fix"
     assert view.governed_work_ids == ("root", "plan-0001-cccccccc-fix")
@@ -140,14 +168,19 @@ def test_fingerprint_is_stable_and_changes_with_the_active_graph(layout: Layout)
 DAMAGE = {
     "malformed JSON": (b'{"schema_version": 1, "seq": 2,,}\n', "malformed JSON"),
     "unknown schema version": (
-        b'{"schema_version": 7, "seq": 2, "ts": "2026-11-30T12:00:00.000Z", "event": "work.cancelled",'
-        b' "actor": "a"}\n', "unknown schema version 7"),
+        b'{"schema_version": 7, "seq": 2, "ts": "2026-11-30T12:00:00.000Z", "event": "work.cancelled", "actor": "a"}\n',
+        "unknown schema version 7",
+    ),
     "seq gap": (
         b'{"schema_version": 1, "seq": 5, "ts": "2026-11-30T12:00:00.000Z", "event": "work.cancelled",'
-        b' "actor": "a", "reason": null}\n', "seq 5"),
+        b' "actor": "a", "reason": null}\n',
+        "seq 5",
+    ),
     "unknown event": (
         b'{"schema_version": 1, "seq": 2, "ts": "2026-11-30T12:00:00.000Z", "event": "work.teleported",'
-        b' "actor": "a"}\n', "unknown event 'work.teleported'"),
+        b' "actor": "a"}\n',
+        "unknown event 'work.teleported'",
+    ),
 }
 
 

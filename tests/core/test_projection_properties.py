@@ -20,9 +20,14 @@ Op = tuple[str, str, Any]
 
 WORK_OPS = (
     st.tuples(st.just("start"), st.sampled_from(ITEMS), st.none()),
-    st.tuples(st.just("finish"), st.sampled_from(ITEMS),
-              st.tuples(st.sampled_from(["passed", "failed", "parked"]),
-                        st.sampled_from([None, "upstream", "environment", "decision"]))),
+    st.tuples(
+        st.just("finish"),
+        st.sampled_from(ITEMS),
+        st.tuples(
+            st.sampled_from(["passed", "failed", "parked"]),
+            st.sampled_from([None, "upstream", "environment", "decision"]),
+        ),
+    ),
     st.tuples(st.just("accept"), st.sampled_from(ITEMS), st.none()),
     st.tuples(st.just("cancel"), st.sampled_from(ITEMS), st.none()),
     st.tuples(st.just("reopen"), st.sampled_from(ITEMS), st.integers(0, 3)),
@@ -39,8 +44,16 @@ def apply(layout: Any, op: Op, runs: dict[str, list[str]]) -> None:
         b.event(layout, item, AttemptStarted, run_id=run_id, attempt=len(runs[item]), trigger="initial")
     elif kind == "finish" and runs[item]:
         status, cls = arg
-        b.event(layout, item, AttemptFinished, run_id=runs[item][-1], status=status, reason="r", **{"class": cls},
-                approval_id=f"apr-{runs[item][-1]}-1" if status == "parked" else None)
+        b.event(
+            layout,
+            item,
+            AttemptFinished,
+            run_id=runs[item][-1],
+            status=status,
+            reason="r",
+            **{"class": cls},
+            approval_id=f"apr-{runs[item][-1]}-1" if status == "parked" else None,
+        )
     elif kind == "accept" and runs[item]:
         b.event(layout, item, WorkAccepted, "alice", run_id=runs[item][-1], proof_sha256="0" * 64)
     elif kind == "cancel":

@@ -14,9 +14,18 @@ SHA = "a" * 64
 
 
 def work_intent(**over: Any) -> dict[str, Any]:
-    base = {"schema_version": 1, "id": "w1", "title": "T", "objective": "O", "acceptance": ["a"], "dependencies": [],
-            "template": {"path": "/t.py", "sha256": SHA}, "max_attempts": 3,
-            "source": {"kind": "human", "ref": None}, "created_at": TS}
+    base = {
+        "schema_version": 1,
+        "id": "w1",
+        "title": "T",
+        "objective": "O",
+        "acceptance": ["a"],
+        "dependencies": [],
+        "template": {"path": "/t.py", "sha256": SHA},
+        "max_attempts": 3,
+        "source": {"kind": "human", "ref": None},
+        "created_at": TS,
+    }
     return {**base, **over}
 
 
@@ -73,13 +82,42 @@ def test_rationale_bound_is_2000() -> None:
 
 SAMPLES: dict[str, tuple[type[Any] | Any, dict[str, Any]]] = {
     "work": (r.WorkIntent, work_intent()),
-    "plan-request": (r.PlanRequest, {"schema_version": 1, "id": "plan-0001-abcdef01", "goal_id": "g", "sequence": 1,
-                                     "trigger": "recovery", "graph_fingerprint": "sha256:x",
-                                     "prior_root_work_id": None, "created_at": TS}),
-    "proof": (r.Proof, {"schema_version": 1, "run_id": "r", "status": "succeeded", "summary": "ok", "acceptance": [],
-                        "class": None, "finished_at": "2026-11-30T12:00:00+00:00"}),
-    "approval-decision": (r.ApprovalDecision, {"schema_version": 1, "approval_id": "apr-r-1", "verdict": "approve",
-                                               "actor": "alice", "reason": None, "decided_at": TS}),
+    "plan-request": (
+        r.PlanRequest,
+        {
+            "schema_version": 1,
+            "id": "plan-0001-abcdef01",
+            "goal_id": "g",
+            "sequence": 1,
+            "trigger": "recovery",
+            "graph_fingerprint": "sha256:x",
+            "prior_root_work_id": None,
+            "created_at": TS,
+        },
+    ),
+    "proof": (
+        r.Proof,
+        {
+            "schema_version": 1,
+            "run_id": "r",
+            "status": "succeeded",
+            "summary": "ok",
+            "acceptance": [],
+            "class": None,
+            "finished_at": "2026-11-30T12:00:00+00:00",
+        },
+    ),
+    "approval-decision": (
+        r.ApprovalDecision,
+        {
+            "schema_version": 1,
+            "approval_id": "apr-r-1",
+            "verdict": "approve",
+            "actor": "alice",
+            "reason": None,
+            "decided_at": TS,
+        },
+    ),
     "work-event": (r.WORK_EVENT_ADAPTER, event("work.cancelled", reason=None)),
     "plan-event": (r.PLAN_EVENT_ADAPTER, event("plan.proposed")),
 }

@@ -24,10 +24,14 @@ from tests.conftest import harn_env
 from tests.goal_kit import GoalKit, apply_reply, item, lose_attempt, make_root, plan_events, plan_files, read, scripted
 
 FIRST = apply_reply(item("fix"), rationale="One step: fix it.")
-REVISED = apply_reply(item("probe", template="investigate"), item("fix", deps=("probe",)),
-                      rationale="Probe first, then fix.")
-REVISE = {"verdict": "revise", "rationale": "Probe before fixing.",
-          "findings": [{"code": "order", "severity": "blocking", "summary": "no probe step"}]}
+REVISED = apply_reply(
+    item("probe", template="investigate"), item("fix", deps=("probe",)), rationale="Probe first, then fix."
+)
+REVISE = {
+    "verdict": "revise",
+    "rationale": "Probe before fixing.",
+    "findings": [{"code": "order", "severity": "blocking", "summary": "no probe step"}],
+}
 APPROVE = {"verdict": "approve", "rationale": "Good now.", "findings": []}
 ATTENTION = {"verdict": "attention", "rationale": "A human must choose the queue.", "findings": []}
 
@@ -145,15 +149,21 @@ def _write(path: Path, body: Any) -> Path:
     return path
 
 
-@pytest.mark.parametrize("point", ["tick.revision_requested:1", "tick.revision_planner_called:1",
-                                   "tick.reviewers_called:2"])
+@pytest.mark.parametrize(
+    "point", ["tick.revision_requested:1", "tick.revision_planner_called:1", "tick.reviewers_called:2"]
+)
 def test_a_kill_between_rounds_is_counted_as_an_interrupted_request_and_never_leaves_two_proposals(
     kit: GoalKit, point: str
 ) -> None:
     goal_id = stuck_goal(kit, [FIRST, FIRST, REVISED], [REVISE, REVISE, APPROVE], rounds=1)
     root = str(kit.layout.root)
-    killed = subprocess.run([sys.executable, "-m", "harn_tui", "--root", root, "supervisor", "tick", goal_id],
-                            capture_output=True, text=True, env=harn_env({"HARN_FAULT": point}), timeout=60)
+    killed = subprocess.run(
+        [sys.executable, "-m", "harn_tui", "--root", root, "supervisor", "tick", goal_id],
+        capture_output=True,
+        text=True,
+        env=harn_env({"HARN_FAULT": point}),
+        timeout=60,
+    )
     assert killed.returncode == 137, killed.stderr
     goal = show_goal(kit.layout, goal_id)
     assert (goal.latest_plan_status, goal.next_action) == ("interrupted", "replan")

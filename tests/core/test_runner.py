@@ -35,8 +35,16 @@ def template(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def work(layout: Layout, template: Path) -> str:
-    create_work(layout, title="Item", template=template, objective="Do it.", acceptance=["done", "tested"],
-                work_id=WORK, actor="tester", max_attempts=3)
+    create_work(
+        layout,
+        title="Item",
+        template=template,
+        objective="Do it.",
+        acceptance=["done", "tested"],
+        work_id=WORK,
+        actor="tester",
+        max_attempts=3,
+    )
     return WORK
 
 
@@ -46,6 +54,7 @@ def mode(monkeypatch: pytest.MonkeyPatch) -> Mode:
         monkeypatch.setenv("TEMPLATE_MODE", value)
         for key, item in extra.items():
             monkeypatch.setenv(key, item)
+
     return set_mode
 
 
@@ -68,26 +77,47 @@ def test_a_passing_attempt_reaches_review(layout: Layout, work: str, template: P
     result = run_work(layout, work, actor="alice", retry=False)
     document = result.to_json()
     assert {k: document[k] for k in ("work_id", "attempt", "trigger", "status", "class", "reason", "work")} == {
-        "work_id": work, "attempt": 1, "trigger": "initial", "status": "passed", "class": None, "reason": None,
-        "work": {"state": "in_review", "next_action": "review"}}
+        "work_id": work,
+        "attempt": 1,
+        "trigger": "initial",
+        "status": "passed",
+        "class": None,
+        "reason": None,
+        "work": {"state": "in_review", "next_action": "review"},
+    }
     run_dir = layout.run(result.run_id)
     assert stat.S_IMODE(run_dir.stat().st_mode) == 0o700
     assert stat.S_IMODE((run_dir / "proof.json").stat().st_mode) == 0o600
     proof = json.loads((run_dir / "proof.json").read_text())
     assert (proof["run_id"], proof["status"]) == (result.run_id, "succeeded")
     assert manifest(layout, result.run_id) == {
-        "schema_version": 1, "run_id": result.run_id, "goal_id": None,
-        "work": {"schema_version": 1, "id": work, "title": "Item", "objective": "Do it.",
-                 "acceptance": ["done", "tested"]},
-        "attempt": {"number": 1, "trigger": "initial", "prior": None, "findings": [],
-                    "workspaces": {"prior": None, "dependencies": []}},
+        "schema_version": 1,
+        "run_id": result.run_id,
+        "goal_id": None,
+        "work": {
+            "schema_version": 1,
+            "id": work,
+            "title": "Item",
+            "objective": "Do it.",
+            "acceptance": ["done", "tested"],
+        },
+        "attempt": {
+            "number": 1,
+            "trigger": "initial",
+            "prior": None,
+            "findings": [],
+            "workspaces": {"prior": None, "dependencies": []},
+        },
         "template": {"path": str(template), "sha256": hashlib.sha256(template.read_bytes()).hexdigest()},
-        "team": {}, "created_at": manifest(layout, result.run_id)["created_at"],
+        "team": {},
+        "created_at": manifest(layout, result.run_id)["created_at"],
     }
     lines = transcript(layout, result.run_id)
     assert [(e["seq"], e["stream"], e["line"]) for e in lines] == [(1, "stdout", "attempt 1 initial")]
     assert [(e["event"], e["actor"], e.get("attempt"), e.get("status")) for e in events_of(layout, work)[1:]] == [
-        ("attempt.started", "alice", 1, None), ("attempt.finished", "alice", None, "passed")]
+        ("attempt.started", "alice", 1, None),
+        ("attempt.finished", "alice", None, "passed"),
+    ]
 
 
 def test_the_template_gets_the_documented_environment(
@@ -106,24 +136,30 @@ def test_the_template_gets_the_documented_environment(
     left = datetime.fromisoformat(deadline.replace("Z", "+00:00")) - before
     assert 590 <= left.total_seconds() <= 610, "HARN_DEADLINE is the attempt's start plus its timeout"
     assert seen == {
-        "HARN_MANIFEST": str(layout.run(result.run_id) / "manifest.json"), "HARN_RUN_DIR": str(scratch),
-        "HARN_PROOF": str(scratch / "proof.json"), "HARN_RUN_ID": result.run_id, "cwd": str(scratch), "stdin": "",
+        "HARN_MANIFEST": str(layout.run(result.run_id) / "manifest.json"),
+        "HARN_RUN_DIR": str(scratch),
+        "HARN_PROOF": str(scratch / "proof.json"),
+        "HARN_RUN_ID": result.run_id,
+        "cwd": str(scratch),
+        "stdin": "",
     }
 
 
-@pytest.mark.parametrize(("behaviour", "reason"), [
-    ("noproof", "no proof ($HARN_PROOF)"),
-    ("badproof", "acceptance must list each of the work's criteria exactly once"),
-    ("wrongrun", "run_id 'run-someone-else' is not this run"),
-    ("exit3", "the template exited with code 3"),
-])
+@pytest.mark.parametrize(
+    ("behaviour", "reason"),
+    [
+        ("noproof", "no proof ($HARN_PROOF)"),
+        ("badproof", "acceptance must list each of the work's criteria exactly once"),
+        ("wrongrun", "run_id 'run-someone-else' is not this run"),
+        ("exit3", "the template exited with code 3"),
+    ],
+)
 def test_a_bad_ending_is_a_charged_failure_with_a_host_written_proof(
     layout: Layout, work: str, mode: Mode, behaviour: str, reason: str
 ) -> None:
     mode(behaviour)
     result = run_work(layout, work, actor="alice", retry=False)
-    assert (result.status, result.class_, result.work_state, result.next_action) == (
-        "failed", None, "blocked", "retry")
+    assert (result.status, result.class_, result.work_state, result.next_action) == ("failed", None, "blocked", "retry")
     assert reason in (result.reason or "")
     proof = json.loads((layout.run(result.run_id) / "proof.json").read_text())
     assert (proof["status"], proof["summary"], proof["class"]) == ("failed", result.reason, None)
@@ -183,9 +219,7 @@ def alive(pid: int) -> bool:
     return status.rsplit(")", 1)[1].split()[0] != "Z"
 
 
-def test_an_oversized_line_is_truncated_with_its_size_and_digest(
-    layout: Layout, work: str, mode: Mode
-) -> None:
+def test_an_oversized_line_is_truncated_with_its_size_and_digest(layout: Layout, work: str, mode: Mode) -> None:
     mode("longline")
     result = run_work(layout, work, actor="alice", retry=False)
     long, short = transcript(layout, result.run_id)[1:3]
@@ -194,9 +228,7 @@ def test_an_oversized_line_is_truncated_with_its_size_and_digest(
     assert short["line"] == "short" and "truncated" not in short
 
 
-def test_a_changed_template_refuses_to_run_and_records_nothing(
-    layout: Layout, work: str, template: Path
-) -> None:
+def test_a_changed_template_refuses_to_run_and_records_nothing(layout: Layout, work: str, template: Path) -> None:
     with template.open("a") as handle:
         handle.write("# changed\n")
     before = tree_bytes(layout.root)
@@ -224,17 +256,23 @@ def test_retry_carries_a_synopsis_of_the_failed_attempt(layout: Layout, work: st
     second = run_work(layout, work, actor="alice", retry=True)
     assert (second.attempt, second.trigger, second.status) == (2, "retry", "passed")
     assert manifest(layout, second.run_id)["attempt"] == {
-        "number": 2, "trigger": "retry", "findings": [], "workspaces": {"prior": None, "dependencies": []},
-        "prior": {"run_id": first.run_id, "summary": "failed with class None", "unsatisfied": ["done", "tested"],
-                  "class": None},
+        "number": 2,
+        "trigger": "retry",
+        "findings": [],
+        "workspaces": {"prior": None, "dependencies": []},
+        "prior": {
+            "run_id": first.run_id,
+            "summary": "failed with class None",
+            "unsatisfied": ["done", "tested"],
+            "class": None,
+        },
     }
 
 
-def test_retry_is_refused_once_charged_attempts_reach_the_limit(
-    layout: Layout, template: Path, mode: Mode
-) -> None:
-    create_work(layout, title="Once", template=template, objective="Once.", max_attempts=1, work_id="work-once",
-                actor="tester")
+def test_retry_is_refused_once_charged_attempts_reach_the_limit(layout: Layout, template: Path, mode: Mode) -> None:
+    create_work(
+        layout, title="Once", template=template, objective="Once.", max_attempts=1, work_id="work-once", actor="tester"
+    )
     mode("exit3")
     run_work(layout, "work-once", actor="alice", retry=False)
     with pytest.raises(Refused, match="is blocked/none and cannot be retried"):
@@ -248,9 +286,7 @@ def test_retry_is_refused_after_a_decision_failure(layout: Layout, work: str, mo
         run_work(layout, work, actor="alice", retry=True)
 
 
-def test_only_an_operator_retries_after_three_uncharged_failures(
-    layout: Layout, work: str, mode: Mode
-) -> None:
+def test_only_an_operator_retries_after_three_uncharged_failures(layout: Layout, work: str, mode: Mode) -> None:
     for _ in range(3):
         record_attempt(layout, work, passed=False, class_="environment")
     assert (view(layout).state, view(layout).next_action) == ("blocked", "none")
@@ -281,30 +317,47 @@ def test_park_then_resume_under_the_same_run_id(layout: Layout, work: str, mode:
     parked = run_work(layout, work, actor="alice", retry=False)
     approval = f"apr-{parked.run_id}-1"
     assert (parked.status, parked.approval_id, parked.work_state, parked.next_action) == (
-        "parked", approval, "awaiting_approval", "resolve_approval")
+        "parked",
+        approval,
+        "awaiting_approval",
+        "resolve_approval",
+    )
     request = json.loads((layout.approval(approval) / "request.json").read_text())
     assert {k: request[k] for k in ("id", "run_id", "work_id", "goal_id", "question", "details")} == {
-        "id": approval, "run_id": parked.run_id, "work_id": work, "goal_id": None,
-        "question": "May I deploy? (1)", "details": "prod"}
+        "id": approval,
+        "run_id": parked.run_id,
+        "work_id": work,
+        "goal_id": None,
+        "question": "May I deploy? (1)",
+        "details": "prod",
+    }
     with pytest.raises(Refused, match="awaiting_approval/resolve_approval, not ready"):
         run_work(layout, work, actor="alice", retry=False)
     decide_approval(layout, approval, verdict="approve", actor="bob")
     again = run_work(layout, work, actor="alice", retry=False)
     assert (again.run_id, again.resumed, again.status, again.approval_id) == (
-        parked.run_id, True, "parked", f"apr-{parked.run_id}-2")
+        parked.run_id,
+        True,
+        "parked",
+        f"apr-{parked.run_id}-2",
+    )
     decide_approval(layout, again.approval_id or "", verdict="approve", actor="bob")
     done = run_work(layout, work, actor="alice", retry=False)
     assert (done.run_id, done.attempt, done.status, done.work_state) == (parked.run_id, 1, "passed", "in_review")
     kinds = [(e["event"], e.get("status")) for e in events_of(layout, work)[1:]]
-    assert kinds == [("attempt.started", None), ("attempt.finished", "parked"), ("attempt.resumed", None),
-                     ("attempt.finished", "parked"), ("attempt.resumed", None), ("attempt.finished", "passed")]
+    assert kinds == [
+        ("attempt.started", None),
+        ("attempt.finished", "parked"),
+        ("attempt.resumed", None),
+        ("attempt.finished", "parked"),
+        ("attempt.resumed", None),
+        ("attempt.finished", "passed"),
+    ]
     assert [line["seq"] for line in transcript(layout, parked.run_id)] == [1, 2, 3]
     assert view(layout).attempts_used == 1
 
 
-def test_a_denied_approval_resumes_into_the_templates_decision(
-    layout: Layout, work: str, mode: Mode
-) -> None:
+def test_a_denied_approval_resumes_into_the_templates_decision(layout: Layout, work: str, mode: Mode) -> None:
     mode("park")
     parked = run_work(layout, work, actor="alice", retry=False)
     decide_approval(layout, parked.approval_id or "", verdict="deny", actor="bob", reason="not today")

@@ -58,8 +58,11 @@ def test_superseded_work_is_never_dispatchable(
     monkeypatch.setenv("TEMPLATE_MODE", "exit3")
     run_work(layout, ROOT_WORK, actor="alice", retry=False)
     approve_plan(layout, GOAL, add_plan(layout), actor="alice")
-    refused(layout, f"work {ROOT_WORK} is not in the active graph of goal {GOAL}",
-            lambda: run_work(layout, ROOT_WORK, actor="alice", retry=True))
+    refused(
+        layout,
+        f"work {ROOT_WORK} is not in the active graph of goal {GOAL}",
+        lambda: run_work(layout, ROOT_WORK, actor="alice", retry=True),
+    )
 
 
 def test_no_attempt_once_the_goal_budget_is_spent(
@@ -68,19 +71,27 @@ def test_no_attempt_once_the_goal_budget_is_spent(
     make_goal(layout, examples, template=template, max_total_attempts=1)
     monkeypatch.setenv("TEMPLATE_MODE", "exit3")
     run_work(layout, ROOT_WORK, actor="alice", retry=False)
-    refused(layout, f"budget exhausted: goal {GOAL} has used all 1 of its attempts",
-            lambda: run_work(layout, ROOT_WORK, actor="alice", retry=True))
+    refused(
+        layout,
+        f"budget exhausted: goal {GOAL} has used all 1 of its attempts",
+        lambda: run_work(layout, ROOT_WORK, actor="alice", retry=True),
+    )
 
 
 def test_no_attempt_once_the_goal_succeeded(layout: Layout, examples: Path, template: Path) -> None:
     make_goal(layout, examples, root_work=None, mission=True, reviewers=[])
-    first = add_plan(layout, trigger="initial", root="implement",
-                     items=[{"key": "implement", "title": "Do", "objective": "Do.", "template": "implement"}])
+    first = add_plan(
+        layout,
+        trigger="initial",
+        root="implement",
+        items=[{"key": "implement", "title": "Do", "objective": "Do.", "template": "implement"}],
+    )
     approve_plan(layout, GOAL, first, actor="alice")
     approve_plan(layout, GOAL, add_plan(layout, decision="complete", trigger="milestone"), actor="alice")
     assert goal_view(layout).state == "succeeded"
-    refused(layout, f"goal {GOAL} has succeeded", lambda: run_work(layout, f"{first}-implement", actor="alice",
-                                                                    retry=False))
+    refused(
+        layout, f"goal {GOAL} has succeeded", lambda: run_work(layout, f"{first}-implement", actor="alice", retry=False)
+    )
 
 
 def test_goal_work_is_resumed_by_the_supervisor_not_by_work_run(
@@ -94,13 +105,15 @@ def test_goal_work_is_resumed_by_the_supervisor_not_by_work_run(
     assert goal_view(layout).next_action == "resolve_approval"
     decide_approval(layout, parked.approval_id or "", verdict="approve", actor="alice")
     assert (goal_view(layout).state, goal_view(layout).next_action) == ("ready", "run")
-    refused(layout, "awaiting_approval/resume, not ready", lambda: run_work(layout, ROOT_WORK, actor="alice",
-                                                                             retry=False))
+    refused(
+        layout, "awaiting_approval/resume, not ready", lambda: run_work(layout, ROOT_WORK, actor="alice", retry=False)
+    )
     done = resume_attempt(layout, ROOT_WORK, actor="supervisor", goal_id=GOAL)
     assert (done.run_id, done.resumed, done.status) == (parked.run_id, True, "passed")
     resumed = [e for e in events_of(layout, ROOT_WORK) if e["event"] == "attempt.resumed"]
-    assert resumed == [{**resumed[0], "run_id": parked.run_id, "approval_id": parked.approval_id,
-                        "actor": "supervisor"}]
+    assert resumed == [
+        {**resumed[0], "run_id": parked.run_id, "approval_id": parked.approval_id, "actor": "supervisor"}
+    ]
 
 
 def test_a_cancelled_parked_attempt_makes_its_approval_moot(
@@ -110,10 +123,16 @@ def test_a_cancelled_parked_attempt_makes_its_approval_moot(
     monkeypatch.setenv("TEMPLATE_MODE", "park")
     parked = start_attempt(layout, ROOT_WORK, actor="supervisor", goal_id=GOAL)
     cancel_work(layout, ROOT_WORK, actor="alice", reason="not needed")
-    refused(layout, f"approval {parked.approval_id} is moot: work {ROOT_WORK} is cancelled",
-            lambda: decide_approval(layout, parked.approval_id or "", verdict="approve", actor="alice"))
-    refused(layout, "a resume needs awaiting_approval/resume",
-            lambda: resume_attempt(layout, ROOT_WORK, actor="supervisor", goal_id=GOAL))
+    refused(
+        layout,
+        f"approval {parked.approval_id} is moot: work {ROOT_WORK} is cancelled",
+        lambda: decide_approval(layout, parked.approval_id or "", verdict="approve", actor="alice"),
+    )
+    refused(
+        layout,
+        "a resume needs awaiting_approval/resume",
+        lambda: resume_attempt(layout, ROOT_WORK, actor="supervisor", goal_id=GOAL),
+    )
 
 
 def test_attempts_start_concurrently_from_threads(
@@ -121,8 +140,9 @@ def test_attempts_start_concurrently_from_threads(
 ) -> None:
     monkeypatch.setenv("TEMPLATE_SLEEP", "0.3")
     for name in ("work-a", "work-b"):
-        create_work(layout, title=name, template=template, objective="Go.", acceptance=["done"], work_id=name,
-                    actor="tester")
+        create_work(
+            layout, title=name, template=template, objective="Go.", acceptance=["done"], work_id=name, actor="tester"
+        )
     results: dict[str, AttemptResult | Exception] = {}
     barrier = threading.Barrier(3)
 
@@ -133,8 +153,10 @@ def test_attempts_start_concurrently_from_threads(
         except Refused as error:
             results[key] = error
 
-    threads = [threading.Thread(target=attempt, args=args)
-               for args in (("work-a", "a"), ("work-b", "b"), ("work-a", "a-again"))]
+    threads = [
+        threading.Thread(target=attempt, args=args)
+        for args in (("work-a", "a"), ("work-b", "b"), ("work-a", "a-again"))
+    ]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -154,8 +176,7 @@ def test_a_busy_goal_lease_is_a_refusal(
     monkeypatch.setenv("HARN_LEASE_TIMEOUT_S", "0.2")
     with hold_lease(layout.goal(GOAL) / "lease", "test"):
         refused(layout, f"busy: the goal {GOAL} lease", lambda: cancel_work(layout, ROOT_WORK, actor="alice"))
-        refused(layout, f"busy: the goal {GOAL} lease", lambda: run_work(layout, ROOT_WORK, actor="alice",
-                                                                          retry=False))
+        refused(layout, f"busy: the goal {GOAL} lease", lambda: run_work(layout, ROOT_WORK, actor="alice", retry=False))
 
 
 def test_an_abandoned_prepared_attempt_is_recovered_as_lost(layout: Layout, examples: Path, template: Path) -> None:
@@ -167,4 +188,6 @@ def test_an_abandoned_prepared_attempt_is_recovered_as_lost(layout: Layout, exam
     assert view is not None and (view.state, view.attempts[-1].status) == ("blocked", "lost")
     cancel_work(layout, ROOT_WORK, actor="alice")
     assert [(e["event"], e.get("reason")) for e in events_of(layout, ROOT_WORK)[-2:]] == [
-        ("attempt.finished", "lost"), ("work.cancelled", None)]
+        ("attempt.finished", "lost"),
+        ("work.cancelled", None),
+    ]

@@ -43,34 +43,64 @@ def entries(base: Path) -> list[tuple[Path, os.stat_result]]:
 
 
 def test_every_core_write_in_a_shared_tree_is_2770_or_0660_whatever_the_umask(shared: Layout) -> None:
-    create_work(shared, title="Shared", template=EXAMPLES / "templates" / "implement.py", objective="Exist.",
-                acceptance=[], depends_on=[], max_attempts=1, work_id="w", actor="tester")
+    create_work(
+        shared,
+        title="Shared",
+        template=EXAMPLES / "templates" / "implement.py",
+        objective="Exist.",
+        acceptance=[],
+        depends_on=[],
+        max_attempts=1,
+        work_id="w",
+        actor="tester",
+    )
     with hold_lease(shared.work("w") / "lease", "work w"):
         pass
     HeldLease(shared.runs / "run-x" / "lease", "run x").release()
     Heartbeat.for_this_process(shared, "tester").beat(None, None)
     gid = os.stat(shared.base).st_gid
-    wrong = [f"{path}: {stat.S_IMODE(found.st_mode):04o}" for path, found in entries(shared.base)
-             if stat.S_IMODE(found.st_mode) != (0o2770 if stat.S_ISDIR(found.st_mode) else 0o660)
-             or found.st_gid != gid]
+    wrong = [
+        f"{path}: {stat.S_IMODE(found.st_mode):04o}"
+        for path, found in entries(shared.base)
+        if stat.S_IMODE(found.st_mode) != (0o2770 if stat.S_ISDIR(found.st_mode) else 0o660) or found.st_gid != gid
+    ]
     assert wrong == []
     assert {"intent.json", "events.jsonl", "lease", ".gitignore", "service", "run-x"} <= {
-        path.name for path, _ in entries(shared.base)}
+        path.name for path, _ in entries(shared.base)
+    }
     assert verify_tree(shared) == []
 
 
 def test_a_private_tree_keeps_0700_and_0600(tmp_path: Path) -> None:
     layout = init_tree(tmp_path / "private")
-    create_work(layout, title="Mine", template=EXAMPLES / "templates" / "implement.py", objective="Exist.",
-                acceptance=[], depends_on=[], max_attempts=1, work_id="w", actor="tester")
+    create_work(
+        layout,
+        title="Mine",
+        template=EXAMPLES / "templates" / "implement.py",
+        objective="Exist.",
+        acceptance=[],
+        depends_on=[],
+        max_attempts=1,
+        work_id="w",
+        actor="tester",
+    )
     modes = {stat.S_IMODE(found.st_mode) for _, found in entries(layout.base)}
     assert modes == {0o700, 0o600}
     assert sharing.shared_actor(layout.base, "anyone") is None
 
 
 def test_verify_names_drift_and_repair_sets_it_right(shared: Layout) -> None:
-    create_work(shared, title="Shared", template=EXAMPLES / "templates" / "implement.py", objective="Exist.",
-                acceptance=[], depends_on=[], max_attempts=1, work_id="w", actor="tester")
+    create_work(
+        shared,
+        title="Shared",
+        template=EXAMPLES / "templates" / "implement.py",
+        objective="Exist.",
+        acceptance=[],
+        depends_on=[],
+        max_attempts=1,
+        work_id="w",
+        actor="tester",
+    )
     intent, directory = shared.work("w") / "intent.json", shared.work("w")
     os.chmod(intent, 0o644)
     os.chmod(directory, 0o750)

@@ -19,8 +19,14 @@ SPECIALISTS = FIXTURES / "specialists"
 FAKE_CLI = FIXTURES / "fake_cli"
 
 
-def make_call(profile: SpecialistProfile, request: dict[str, Any] | None = None, *, sequence: int = 1,
-              call_index: int = 1, role: str = "planner") -> SpecialistCall:
+def make_call(
+    profile: SpecialistProfile,
+    request: dict[str, Any] | None = None,
+    *,
+    sequence: int = 1,
+    call_index: int = 1,
+    role: str = "planner",
+) -> SpecialistCall:
     return SpecialistCall(
         role=role,  # type: ignore[arg-type]
         member_id="planner" if role == "planner" else "critic",
@@ -33,8 +39,9 @@ def make_call(profile: SpecialistProfile, request: dict[str, Any] | None = None,
 
 
 def command(*argv: str, timeout_s: int = 30, cwd: Path = SPECIALISTS) -> SpecialistProfile:
-    return SpecialistProfile(adapter="command", argv=list(argv), timeout_s=timeout_s, instructions="Plan.",
-                             cwd=str(cwd))
+    return SpecialistProfile(
+        adapter="command", argv=list(argv), timeout_s=timeout_s, instructions="Plan.", cwd=str(cwd)
+    )
 
 
 def test_command_gets_the_request_on_stdin_and_a_documented_environment(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -53,6 +60,7 @@ def test_command_gets_the_request_on_stdin_and_a_documented_environment(monkeypa
         "HARN_PLAN_ID": "plan-0001-abcdef01",
     }
     assert {key: reply["env"].get(key) for key in expected} == expected
+
 
 def test_reviewer_role_is_in_the_environment() -> None:
     profile = command("python3", str(SPECIALISTS / "echo_env.py"))
@@ -84,6 +92,7 @@ def _alive(pid: int) -> bool:
     except FileNotFoundError:
         return False
     return "zombie" not in status
+
 
 def test_non_zero_exit_is_a_crash_with_stderr() -> None:
     with pytest.raises(SpecialistFailure) as caught:
@@ -146,8 +155,9 @@ def test_model_cli_reply_is_parsed_from_its_json_output(
 ) -> None:
     reply = {"decision": "attention", "rationale": "needs a human"}
     monkeypatch.setenv("FAKE_CLI_REPLY", "```json\n" + json.dumps(reply) + "\n```")
-    profile = SpecialistProfile(adapter=adapter, model="sonnet",
-                                instructions="You plan recovery work.", cwd=str(tmp_path))
+    profile = SpecialistProfile(
+        adapter=adapter, model="sonnet", instructions="You plan recovery work.", cwd=str(tmp_path)
+    )
     text = call_specialist(make_call(profile, {"plan_id": "plan-0001-abcdef01", "trigger": "recovery"}))
     assert json.loads(text) == reply
     seen = json.loads(fake_path.read_text())
@@ -174,8 +184,10 @@ def test_claude_error_envelope_with_exit_zero_is_a_crash(tmp_path: Path, monkeyp
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     fake = bin_dir / "claude"
-    fake.write_text("#!/bin/sh\ncat >/dev/null\necho '{\"type\":\"result\",\"subtype\":\"error_max_turns\","
-                    "\"is_error\":true,\"num_turns\":3}'\n")
+    fake.write_text(
+        '#!/bin/sh\ncat >/dev/null\necho \'{"type":"result","subtype":"error_max_turns",'
+        '"is_error":true,"num_turns":3}\'\n'
+    )
     fake.chmod(0o755)
     monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
     with pytest.raises(SpecialistFailure) as caught:

@@ -81,9 +81,7 @@ def started_attempts(layout: Layout, work_id: str) -> int:
     return path.read_text().count('"attempt.started"') if path.exists() else 0
 
 
-def test_serve_reacts_to_an_operator_transition_within_a_second(
-    kit: GoalKit, served: Callable[..., Served]
-) -> None:
+def test_serve_reacts_to_an_operator_transition_within_a_second(kit: GoalKit, served: Callable[..., Served]) -> None:
     kit.team["planner"] = scripted(kit.directory, "planner", apply_reply(item("fresh")))
     goal_id = kit.create(root_work=make_root(kit.layout, template=LOOP / "fail.py"))
     loop = served(kit.layout, wake_interval_s=30.0)
@@ -130,9 +128,16 @@ def test_serve_backs_off_on_errors_and_recovers(
     lose_attempt(kit.layout, "root-work", goal_id)
     lease = kit.layout.goal(goal_id) / "lease"
     holder = subprocess.Popen(
-        [sys.executable, "-c", "import sys, time; from filelock import FileLock; l = FileLock(sys.argv[1]); "
-         "l.acquire(); print('held', flush=True); sys.stdin.read()", str(lease)],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-c",
+            "import sys, time; from filelock import FileLock; l = FileLock(sys.argv[1]); "
+            "l.acquire(); print('held', flush=True); sys.stdin.read()",
+            str(lease),
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
     )
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "held"

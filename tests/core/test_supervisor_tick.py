@@ -59,9 +59,15 @@ def test_a_second_supervisor_skips_a_busy_goal(kit: GoalKit, root: Path, snapsho
     goal_id = kit.create(root_work=make_root(kit.layout))
     lock = kit.layout.goal(goal_id) / "supervisor.lock"
     holder = subprocess.Popen(
-        [sys.executable, "-c", "import sys, time; from filelock import FileLock; l = FileLock(sys.argv[1]); "
-         "l.acquire(); print('held', flush=True); time.sleep(30)", str(lock)],
-        stdout=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-c",
+            "import sys, time; from filelock import FileLock; l = FileLock(sys.argv[1]); "
+            "l.acquire(); print('held', flush=True); time.sleep(30)",
+            str(lock),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
     )
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
@@ -83,8 +89,15 @@ def test_ready_items_run_concurrently_up_to_max_parallel_work(
     monkeypatch.setenv("LOOP_SLEEP_S", "0.6")
     for leaf in ("leaf-a", "leaf-b", "leaf-c"):
         make_root(kit.layout, leaf, template=LOOP / "slow_pass.py")
-    create_work(kit.layout, title="Join", template=LOOP / "slow_pass.py", objective="Join.",
-                depends_on=["leaf-a", "leaf-b", "leaf-c"], work_id="join", actor="tester")
+    create_work(
+        kit.layout,
+        title="Join",
+        template=LOOP / "slow_pass.py",
+        objective="Join.",
+        depends_on=["leaf-a", "leaf-b", "leaf-c"],
+        work_id="join",
+        actor="tester",
+    )
     goal_id = kit.create(root_work="join", options={"max_parallel_work": 2, "accept_passing_proof": True})
     started = time.monotonic()
     report = tick_goal(kit.layout, goal_id)
@@ -160,13 +173,17 @@ def test_without_retry_blocked_a_failed_item_waits_for_the_operator(kit: GoalKit
 
 def test_auto_apply_applies_through_the_approve_transition(kit: GoalKit) -> None:
     kit.team["planner"] = scripted(kit.directory, "planner", apply_reply(item("fresh")))
-    goal_id = kit.create(root_work=make_root(kit.layout, template=LOOP / "fail.py"), auto_apply=True,
-                         options={"accept_passing_proof": True})
+    goal_id = kit.create(
+        root_work=make_root(kit.layout, template=LOOP / "fail.py"),
+        auto_apply=True,
+        options={"accept_passing_proof": True},
+    )
     report = run_goal(kit.layout, goal_id)
     plans = [o for o in report.outcomes if o["kind"] == "plan"]
     assert [(p["status"], p["decision"]) for p in plans] == [("applied", "apply")]
-    applied = [json.loads(line) for line in (plan_files(kit.layout, goal_id)[0] / "events.jsonl").read_text()
-               .splitlines()][-1]
+    applied = [
+        json.loads(line) for line in (plan_files(kit.layout, goal_id)[0] / "events.jsonl").read_text().splitlines()
+    ][-1]
     assert (applied["event"], applied["actor"]) == ("plan.applied", "supervisor")
     assert report.stop_reason == "succeeded"
     goal = report.goal
@@ -209,8 +226,9 @@ def test_a_changed_template_refuses_the_start_and_records_nothing(
 def test_attempts_are_counted_across_generations(kit: GoalKit) -> None:
     kit.team["planner"] = scripted(kit.directory, "planner", apply_reply(item("again", template="failing")))
     kit.templates["failing"] = {"path": str(LOOP / "fail.py"), "root": True, "max_attempts": 1}
-    goal_id = kit.create(root_work=make_root(kit.layout, template=LOOP / "fail.py"), auto_apply=True,
-                         options={"max_total_attempts": 2})
+    goal_id = kit.create(
+        root_work=make_root(kit.layout, template=LOOP / "fail.py"), auto_apply=True, options={"max_total_attempts": 2}
+    )
     report = run_goal(kit.layout, goal_id)
     goal = report.goal
     assert goal is not None and report.stop_reason == "budget_exhausted"
@@ -219,8 +237,7 @@ def test_attempts_are_counted_across_generations(kit: GoalKit) -> None:
 
 def test_every_plan_request_consumes_a_replan_slot(kit: GoalKit) -> None:
     kit.team["planner"] = scripted(kit.directory, "planner", "not json")
-    goal_id = kit.create(root_work=make_root(kit.layout, template=LOOP / "fail.py"),
-                         replanning={"max_replans": 2})
+    goal_id = kit.create(root_work=make_root(kit.layout, template=LOOP / "fail.py"), replanning={"max_replans": 2})
     report = run_goal(kit.layout, goal_id)
     assert [o["status"] for o in report.outcomes if o["kind"] == "plan"] == ["failed", "failed"]
     goal = report.goal
@@ -230,8 +247,15 @@ def test_every_plan_request_consumes_a_replan_slot(kit: GoalKit) -> None:
 
 def test_max_cycles_bounds_one_run(kit: GoalKit) -> None:
     make_root(kit.layout, "first")
-    create_work(kit.layout, title="Second", template=Path(kit.templates["implement"]["path"]), objective="Next.",
-                depends_on=["first"], work_id="second", actor="tester")
+    create_work(
+        kit.layout,
+        title="Second",
+        template=Path(kit.templates["implement"]["path"]),
+        objective="Next.",
+        depends_on=["first"],
+        work_id="second",
+        actor="tester",
+    )
     goal_id = kit.create(root_work="second", options={"max_cycles": 2, "accept_passing_proof": True})
     report = run_goal(kit.layout, goal_id)
     assert (report.stop_reason, report.cycles) == ("max_cycles", 2)
@@ -261,12 +285,16 @@ def test_a_missing_proof_fails_the_attempt(kit: GoalKit) -> None:
 def test_a_mission_runs_from_its_initial_plan_to_completion(kit: GoalKit) -> None:
     milestone = {"sequence": 1, "title": "Durable queue", "objective": "Jobs survive a crash.", "acceptance": []}
     kit.team["planner"] = scripted(
-        kit.directory, "planner",
+        kit.directory,
+        "planner",
         apply_reply(item("durable-queue"), milestone=milestone),
         {"decision": "complete", "rationale": "Every acceptance criterion of the mission holds."},
     )
-    goal_id = kit.create(mission={"objective": "Replace the queue.", "acceptance": ["no job lost"],
-                                  "max_milestones": 2}, auto_apply=True, options={"accept_passing_proof": True})
+    goal_id = kit.create(
+        mission={"objective": "Replace the queue.", "acceptance": ["no job lost"], "max_milestones": 2},
+        auto_apply=True,
+        options={"accept_passing_proof": True},
+    )
     report = run_goal(kit.layout, goal_id)
     plans = [(o["trigger"], o["decision"], o["status"]) for o in report.outcomes if o["kind"] == "plan"]
     assert plans == [("initial", "apply", "applied"), ("milestone", "complete", "completed")]
@@ -277,16 +305,18 @@ def test_a_mission_runs_from_its_initial_plan_to_completion(kit: GoalKit) -> Non
 
 def test_an_invalid_proof_fails_the_attempt(kit: GoalKit, tmp_path: Path) -> None:
     template = tmp_path / "bad_proof.py"
-    template.write_text("#!/usr/bin/env python3\nimport os\n"
-                        "open(os.environ['HARN_PROOF'], 'w').write('{\"status\": 1}')\n")
+    template.write_text(
+        "#!/usr/bin/env python3\nimport os\nopen(os.environ['HARN_PROOF'], 'w').write('{\"status\": 1}')\n"
+    )
     template.chmod(0o755)
     goal_id = kit.create(root_work=make_root(kit.layout, template=template))
     [outcome] = tick_goal(kit.layout, goal_id).outcomes
     assert outcome["status"] == "failed" and "proof" in outcome["reason"]
 
 
-def test_an_unreadable_goal_is_refused_as_corrupt_and_not_touched(kit: GoalKit, root: Path,
-                                                                 snapshot_tree: Snapshot) -> None:
+def test_an_unreadable_goal_is_refused_as_corrupt_and_not_touched(
+    kit: GoalKit, root: Path, snapshot_tree: Snapshot
+) -> None:
     goal_id = kit.create(root_work=make_root(kit.layout))
     (kit.layout.work("root-work") / "events.jsonl").write_text('{"schema_version": 1, "seq": 7}\n')
     before = snapshot_tree(root)

@@ -36,7 +36,8 @@ REASONS = st.sampled_from(["no", "narrow it", "use the new parser"])
 DISPOSITIONS = st.lists(st.sampled_from(["f1=fixed", "f2=deferred:later: maybe", "f3=fixed"]), max_size=3)
 INDEX = st.one_of(st.just(0), st.integers(0, 5))
 FINDINGS: st.SearchStrategy[list[str]] = st.one_of(
-    st.just([]), st.lists(st.sampled_from(["wrong", "untested", "slow"]), min_size=1, max_size=2))
+    st.just([]), st.lists(st.sampled_from(["wrong", "untested", "slow"]), min_size=1, max_size=2)
+)
 
 
 def event_count(root: Path) -> int:
@@ -51,11 +52,27 @@ class TransitionMachine(RuleBasedStateMachine):
         shutil.copytree(EXAMPLES, examples)
         (self.directory / "root").mkdir()
         self.layout = init_tree(self.directory / "root")
-        create_work(self.layout, title="Dependency", template=examples / "templates" / "implement.py",
-                    objective="First.", acceptance=["first"], max_attempts=2, work_id="work-dep", actor="tester")
-        create_work(self.layout, title="Root", template=examples / "templates" / "implement.py",
-                    objective="Then.", acceptance=["then"], depends_on=["work-dep"], max_attempts=2,
-                    work_id=ROOT_WORK, actor="tester")
+        create_work(
+            self.layout,
+            title="Dependency",
+            template=examples / "templates" / "implement.py",
+            objective="First.",
+            acceptance=["first"],
+            max_attempts=2,
+            work_id="work-dep",
+            actor="tester",
+        )
+        create_work(
+            self.layout,
+            title="Root",
+            template=examples / "templates" / "implement.py",
+            objective="Then.",
+            acceptance=["then"],
+            depends_on=["work-dep"],
+            max_attempts=2,
+            work_id=ROOT_WORK,
+            actor="tester",
+        )
         make_goal(self.layout, examples, root_work=ROOT_WORK, create_root=False, max_replans=MAX_REPLANS)
         self._goal: GoalView | None = None
 
@@ -181,8 +198,9 @@ class TransitionMachine(RuleBasedStateMachine):
         work_id = self.pick_work(index)
         item = self.goal.work_item(work_id)
         assert item is not None
-        attentive = [f"{f.id}=fixed" if n % 2 else f"{f.id}=deferred:out of scope" for n, f in
-                     enumerate(item.open_findings)]
+        attentive = [
+            f"{f.id}=fixed" if n % 2 else f"{f.id}=deferred:out of scope" for n, f in enumerate(item.open_findings)
+        ]
         if item.state == "in_review" and attentive:
             partial = [parse_disposition(text) for text in attentive[:-1]]
             slipped = self.operate(lambda: accept_work(self.layout, work_id, actor="alice", dispositions=partial))
@@ -226,7 +244,9 @@ class TransitionMachine(RuleBasedStateMachine):
 
 
 TransitionMachine.TestCase.settings = settings(
-    max_examples=30, stateful_step_count=25, deadline=None,
+    max_examples=30,
+    stateful_step_count=25,
+    deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
 test_transitions_keep_their_invariants = TransitionMachine.TestCase

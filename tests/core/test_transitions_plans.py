@@ -49,18 +49,38 @@ def refused(layout: Layout, call: object, match: str, error: type[Exception] = R
 
 
 def test_approve_materializes_the_proposal_then_appends_plan_applied(layout: Layout, goal: str) -> None:
-    plan = add_plan(layout, items=[
-        {"key": "investigate", "title": "Find it", "objective": "Look.", "acceptance": ["found"],
-         "dependencies": [ROOT_WORK], "template": "investigate"},
-        {"key": "implement", "title": "Fix it", "objective": "Fix.", "acceptance": ["fixed"],
-         "dependencies": ["investigate"], "template": "implement"},
-    ])
+    plan = add_plan(
+        layout,
+        items=[
+            {
+                "key": "investigate",
+                "title": "Find it",
+                "objective": "Look.",
+                "acceptance": ["found"],
+                "dependencies": [ROOT_WORK],
+                "template": "investigate",
+            },
+            {
+                "key": "implement",
+                "title": "Fix it",
+                "objective": "Fix.",
+                "acceptance": ["fixed"],
+                "dependencies": ["investigate"],
+                "template": "implement",
+            },
+        ],
+    )
     outcome = approve_plan(layout, goal, plan, actor="alice", reason="looks right")
     assert outcome.outcome == "applied"
     event = outcome.to_json()["event"]
     ids = [f"{plan}-investigate", f"{plan}-implement"]
     assert (event["event"], event["actor"], event["root_work_id"], event["work_ids"], event["reason"]) == (
-        "plan.applied", "alice", f"{plan}-implement", ids, "looks right")
+        "plan.applied",
+        "alice",
+        f"{plan}-implement",
+        ids,
+        "looks right",
+    )
     proposal = json.loads((layout.plan(goal, plan) / "proposal.json").read_text())
     catalog = goal_view(layout).intent.replanning.templates  # type: ignore[union-attr]
     for work_id, template, deps in ((ids[0], "investigate", [ROOT_WORK]), (ids[1], "implement", [ids[0]])):
@@ -108,14 +128,20 @@ def test_approve_refuses_a_plan_that_is_not_proposed(layout: Layout, goal: str) 
 def test_approve_refuses_a_plan_that_is_not_the_latest(layout: Layout, goal: str) -> None:
     older = add_plan(layout)
     newer = add_plan(layout)
-    refused(layout, lambda: approve_plan(layout, goal, older, actor="alice"),
-            f"plan {older} is not the latest plan of goal {goal} \\(the latest is {newer}\\)")
+    refused(
+        layout,
+        lambda: approve_plan(layout, goal, older, actor="alice"),
+        f"plan {older} is not the latest plan of goal {goal} \\(the latest is {newer}\\)",
+    )
 
 
 def test_approve_refuses_a_stale_root(layout: Layout, goal: str) -> None:
     plan = add_plan(layout, prior_root="work-elsewhere")
-    refused(layout, lambda: approve_plan(layout, goal, plan, actor="alice"),
-            f"stale root: plan {plan} was requested for root work-elsewhere, but the active root is {ROOT_WORK}")
+    refused(
+        layout,
+        lambda: approve_plan(layout, goal, plan, actor="alice"),
+        f"stale root: plan {plan} was requested for root work-elsewhere, but the active root is {ROOT_WORK}",
+    )
 
 
 def test_approve_refuses_a_changed_template(layout: Layout, goal: str, examples: Path) -> None:
@@ -149,20 +175,42 @@ def test_approve_without_reviewers_needs_no_review(layout: Layout, examples: Pat
 
 
 def test_approve_refuses_a_dependency_that_is_neither_a_key_nor_active_work(layout: Layout, goal: str) -> None:
-    plan = add_plan(layout, items=[{"key": "implement", "title": "Fix", "objective": "Fix.",
-                                    "dependencies": ["work-unknown"], "template": "implement"}])
-    refused(layout, lambda: approve_plan(layout, goal, plan, actor="alice"),
-            "depends on 'work-unknown', which is neither an earlier key nor active work")
+    plan = add_plan(
+        layout,
+        items=[
+            {
+                "key": "implement",
+                "title": "Fix",
+                "objective": "Fix.",
+                "dependencies": ["work-unknown"],
+                "template": "implement",
+            }
+        ],
+    )
+    refused(
+        layout,
+        lambda: approve_plan(layout, goal, plan, actor="alice"),
+        "depends on 'work-unknown', which is neither an earlier key nor active work",
+    )
 
 
 def test_approve_fails_closed_on_existing_work_with_a_different_intent(
     layout: Layout, goal: str, examples: Path
 ) -> None:
     plan = add_plan(layout)
-    create_work(layout, title="Squatter", template=examples / "templates" / "implement.py", objective="Other.",
-                work_id=f"{plan}-implement", actor="mallory")
-    refused(layout, lambda: approve_plan(layout, goal, plan, actor="alice"),
-            f"work {plan}-implement exists with a different intent; materialization fails closed")
+    create_work(
+        layout,
+        title="Squatter",
+        template=examples / "templates" / "implement.py",
+        objective="Other.",
+        work_id=f"{plan}-implement",
+        actor="mallory",
+    )
+    refused(
+        layout,
+        lambda: approve_plan(layout, goal, plan, actor="alice"),
+        f"work {plan}-implement exists with a different intent; materialization fails closed",
+    )
     assert not layout.work(f"{plan}-investigate").exists(), "nothing is written before every item checks out"
 
 
@@ -171,8 +219,7 @@ def test_approve_addresses_are_checked_before_state(layout: Layout, goal: str) -
     refused(layout, lambda: approve_plan(layout, "../etc", plan, actor="alice"), "not a valid ID", UsageError)
     refused(layout, lambda: approve_plan(layout, goal, plan, actor="alice", reason="  "), "blank", UsageError)
     refused(layout, lambda: approve_plan(layout, "goal-none", plan, actor="alice"), "does not exist", NotFound)
-    refused(layout, lambda: approve_plan(layout, goal, "plan-0009-00000000", actor="alice"), "does not exist",
-            NotFound)
+    refused(layout, lambda: approve_plan(layout, goal, "plan-0009-00000000", actor="alice"), "does not exist", NotFound)
     (layout.goal(goal) / "goal.json").chmod(0o600)
     body = (layout.goal(goal) / "goal.json").read_bytes()
     (layout.goal(goal) / "goal.json").write_bytes(body.replace(b'"title"', b'"titel"'))
@@ -184,15 +231,23 @@ def test_approve_addresses_are_checked_before_state(layout: Layout, goal: str) -
 
 def test_repeat_approve_completes_a_partial_materialization(layout: Layout, goal: str) -> None:
     """What a crash can leave: one item complete, one intent without work.created, one bare directory."""
-    plan = add_plan(layout, items=[
-        {"key": "a", "title": "A", "objective": "A.", "template": "investigate"},
-        {"key": "b", "title": "B", "objective": "B.", "dependencies": ["a"], "template": "investigate"},
-        {"key": "implement", "title": "C", "objective": "C.", "dependencies": ["b"], "template": "implement"},
-    ])
+    plan = add_plan(
+        layout,
+        items=[
+            {"key": "a", "title": "A", "objective": "A.", "template": "investigate"},
+            {"key": "b", "title": "B", "objective": "B.", "dependencies": ["a"], "template": "investigate"},
+            {"key": "implement", "title": "C", "objective": "C.", "dependencies": ["b"], "template": "implement"},
+        ],
+    )
     view = goal_view(layout)
     assert view.intent is not None and view.intent.replanning is not None
-    planned = planned_work(goal, plan, view.plans[-1].proposal, view.intent.replanning.templates,  # type: ignore[arg-type]
-                           set(view.active_ids))
+    planned = planned_work(
+        goal,
+        plan,
+        view.plans[-1].proposal,  # type: ignore[arg-type]
+        view.intent.replanning.templates,
+        set(view.active_ids),
+    )
     from harn_tui.core.fsio import write_record
     from harn_tui.core.records import WorkCreated
     from harn_tui.core.writer import append_event
@@ -228,16 +283,20 @@ def test_reject_repeat_and_a_different_reason(layout: Layout, goal: str) -> None
     before = tree_bytes(layout.root)
     assert reject_plan(layout, goal, plan, actor="bob", reason=" no ").outcome == "already_done"
     assert tree_bytes(layout.root) == before
-    refused(layout, lambda: reject_plan(layout, goal, plan, actor="alice", reason="yes"),
-            f"plan {plan} is already rejected with a different reason")
+    refused(
+        layout,
+        lambda: reject_plan(layout, goal, plan, actor="alice", reason="yes"),
+        f"plan {plan} is already rejected with a different reason",
+    )
 
 
 def test_reject_refusals(layout: Layout, goal: str) -> None:
     plan = add_plan(layout, decision="attention")
     refused(layout, lambda: reject_plan(layout, goal, plan, actor="alice", reason="no"), "is attention, not proposed")
     refused(layout, lambda: reject_plan(layout, goal, plan, actor="alice", reason=None), "required", UsageError)
-    refused(layout, lambda: reject_plan(layout, goal, plan, actor="alice", reason="x" * 2001), "at most 2000",
-            UsageError)
+    refused(
+        layout, lambda: reject_plan(layout, goal, plan, actor="alice", reason="x" * 2001), "at most 2000", UsageError
+    )
 
 
 def test_approve_after_reject_names_the_new_state(layout: Layout, goal: str) -> None:
@@ -262,7 +321,10 @@ def test_retry_requests_another_planner_attempt_with_guidance(layout: Layout, go
     assert (view.latest_plan_status, view.plans[-1].reason) == ("retry_requested", "Use the new parser.")
     assert (layout.plan(goal, plan) / "request.json").read_bytes() == request_before
     assert [e["event"] for e in plan_events(layout, goal, plan)] == [
-        "plan.proposed", "plan.attention", "plan.retry_requested"]
+        "plan.proposed",
+        "plan.attention",
+        "plan.retry_requested",
+    ]
 
 
 def test_retry_of_a_reviewer_attention_keeps_the_receipt(layout: Layout, goal: str) -> None:
@@ -278,8 +340,11 @@ def test_retry_repeat_keeps_the_first_reason(layout: Layout, goal: str) -> None:
     before = tree_bytes(layout.root)
     assert retry_plan(layout, goal, plan, actor="bob", reason="first").outcome == "already_done"
     assert tree_bytes(layout.root) == before
-    refused(layout, lambda: retry_plan(layout, goal, plan, actor="alice", reason="second"),
-            "already retry_requested with a different reason")
+    refused(
+        layout,
+        lambda: retry_plan(layout, goal, plan, actor="alice", reason="second"),
+        "already retry_requested with a different reason",
+    )
 
 
 def test_retry_refuses_a_plan_that_is_not_the_latest(layout: Layout, goal: str) -> None:
@@ -324,8 +389,9 @@ def test_retry_refuses_once_the_mission_is_complete(layout: Layout, examples: Pa
 def test_retry_reason_bounds(layout: Layout, goal: str) -> None:
     plan = add_plan(layout, decision="attention")
     refused(layout, lambda: retry_plan(layout, goal, plan, actor="alice", reason=" \n "), "blank", UsageError)
-    refused(layout, lambda: retry_plan(layout, goal, plan, actor="alice", reason="x" * 2001), "at most 2000",
-            UsageError)
+    refused(
+        layout, lambda: retry_plan(layout, goal, plan, actor="alice", reason="x" * 2001), "at most 2000", UsageError
+    )
     assert retry_plan(layout, goal, plan, actor="alice", reason="x" * 2000).outcome == "applied"
 
 

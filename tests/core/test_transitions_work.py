@@ -25,8 +25,15 @@ WORK = "work-item"
 
 @pytest.fixture
 def work(layout: Layout, examples: Path) -> str:
-    create_work(layout, title="Item", template=examples / "templates" / "implement.py", objective="Do it.",
-                acceptance=["done"], work_id=WORK, actor="tester")
+    create_work(
+        layout,
+        title="Item",
+        template=examples / "templates" / "implement.py",
+        objective="Do it.",
+        acceptance=["done"],
+        work_id=WORK,
+        actor="tester",
+    )
     return WORK
 
 
@@ -57,8 +64,9 @@ def d(text: str) -> Disposition:
 
 
 def test_reopen_numbers_findings_and_makes_the_work_ready(layout: Layout, in_review: str) -> None:
-    outcome = reopen_work(layout, in_review, actor="alice", findings=[" throws on big input ", "no test"],
-                          reason="see findings")
+    outcome = reopen_work(
+        layout, in_review, actor="alice", findings=[" throws on big input ", "no test"], reason="see findings"
+    )
     event = outcome.to_json()["event"]
     assert event["findings"] == [
         {"id": "f1", "statement": "throws on big input", "actor": "alice"},
@@ -69,9 +77,7 @@ def test_reopen_numbers_findings_and_makes_the_work_ready(layout: Layout, in_rev
     assert [f.id for f in item.open_findings] == ["f1", "f2"]
 
 
-def test_reopen_without_findings_keeps_the_open_set_and_new_findings_replace_it(
-    layout: Layout, in_review: str
-) -> None:
+def test_reopen_without_findings_keeps_the_open_set_and_new_findings_replace_it(layout: Layout, in_review: str) -> None:
     reopen_work(layout, in_review, actor="alice", findings=["one", "two"])
     record_attempt(layout, in_review, passed=True, trigger="reopen")
     reopen_work(layout, in_review, actor="alice")
@@ -96,8 +102,11 @@ def test_reopen_is_allowed_from_terminal_and_blocked_states(layout: Layout, work
 
 
 def test_reopen_refuses_ready_work(layout: Layout, work: str) -> None:
-    refused(layout, lambda: reopen_work(layout, work, actor="alice", findings=["x"]),
-            f"work {work} is ready; reopen needs in_review, succeeded, blocked or cancelled")
+    refused(
+        layout,
+        lambda: reopen_work(layout, work, actor="alice", findings=["x"]),
+        f"work {work} is ready; reopen needs in_review, succeeded, blocked or cancelled",
+    )
 
 
 def test_reopen_refuses_running_work(layout: Layout, work: str) -> None:
@@ -114,8 +123,11 @@ def test_reopen_repeat_and_different_findings(layout: Layout, in_review: str) ->
     before = tree_bytes(layout.root)
     assert reopen_work(layout, in_review, actor="bob", findings=["a", "b"], reason="ignored").outcome == "already_done"
     assert tree_bytes(layout.root) == before
-    refused(layout, lambda: reopen_work(layout, in_review, actor="alice", findings=["b", "a"]),
-            "already reopened with different findings")
+    refused(
+        layout,
+        lambda: reopen_work(layout, in_review, actor="alice", findings=["b", "a"]),
+        "already reopened with different findings",
+    )
 
 
 def test_a_reopen_after_the_next_attempt_is_a_new_request(layout: Layout, in_review: str) -> None:
@@ -127,8 +139,9 @@ def test_a_reopen_after_the_next_attempt_is_a_new_request(layout: Layout, in_rev
 
 def test_reopen_bounds_are_usage_errors(layout: Layout, in_review: str) -> None:
     refused(layout, lambda: reopen_work(layout, in_review, actor="a", findings=["x"] * 21), "at most 20", UsageError)
-    refused(layout, lambda: reopen_work(layout, in_review, actor="a", findings=["x" * 1001]), "at most 1000",
-            UsageError)
+    refused(
+        layout, lambda: reopen_work(layout, in_review, actor="a", findings=["x" * 1001]), "at most 1000", UsageError
+    )
     refused(layout, lambda: reopen_work(layout, in_review, actor="a", findings=["  "]), "blank", UsageError)
     assert reopen_work(layout, in_review, actor="a", findings=["x" * 1000] * 20).outcome == "applied"
 
@@ -141,7 +154,12 @@ def test_accept_records_the_proof_digest(layout: Layout, in_review: str) -> None
     event = accept_work(layout, in_review, actor="alice", reason="good").to_json()["event"]
     digest = hashlib.sha256((layout.run(run_id) / "proof.json").read_bytes()).hexdigest()
     assert (event["event"], event["run_id"], event["proof_sha256"], event["dispositions"], event["reason"]) == (
-        "work.accepted", run_id, digest, [], "good")
+        "work.accepted",
+        run_id,
+        digest,
+        [],
+        "good",
+    )
     assert view(layout).state == "succeeded"
 
 
@@ -149,13 +167,21 @@ def test_accept_needs_a_disposition_for_every_open_finding(layout: Layout, in_re
     reopen_work(layout, in_review, actor="alice", findings=["one", "two"])
     record_attempt(layout, in_review, passed=True, trigger="reopen")
     refused(layout, lambda: accept_work(layout, in_review, actor="alice"), "findings not disposed: f1, f2")
-    refused(layout, lambda: accept_work(layout, in_review, actor="alice", dispositions=[d("f1=fixed")]),
-            "findings not disposed: f2")
-    refused(layout, lambda: accept_work(layout, in_review, actor="alice",
-                                        dispositions=[d("f1=fixed"), d("f2=fixed"), d("f3=fixed")]),
-            "unknown finding id f3")
-    event = accept_work(layout, in_review, actor="alice",
-                        dispositions=[d("f1=fixed"), d("f2=deferred:tracked in #12: out of scope")]).to_json()
+    refused(
+        layout,
+        lambda: accept_work(layout, in_review, actor="alice", dispositions=[d("f1=fixed")]),
+        "findings not disposed: f2",
+    )
+    refused(
+        layout,
+        lambda: accept_work(
+            layout, in_review, actor="alice", dispositions=[d("f1=fixed"), d("f2=fixed"), d("f3=fixed")]
+        ),
+        "unknown finding id f3",
+    )
+    event = accept_work(
+        layout, in_review, actor="alice", dispositions=[d("f1=fixed"), d("f2=deferred:tracked in #12: out of scope")]
+    ).to_json()
     assert event["event"]["dispositions"] == [
         {"id": "f1", "outcome": "fixed", "reason": None},
         {"id": "f2", "outcome": "deferred", "reason": "tracked in #12: out of scope"},
@@ -164,8 +190,11 @@ def test_accept_needs_a_disposition_for_every_open_finding(layout: Layout, in_re
 
 
 def test_accept_refuses_dispositions_when_nothing_is_open(layout: Layout, in_review: str) -> None:
-    refused(layout, lambda: accept_work(layout, in_review, actor="alice", dispositions=[d("f1=fixed")]),
-            "has no open finding")
+    refused(
+        layout,
+        lambda: accept_work(layout, in_review, actor="alice", dispositions=[d("f1=fixed")]),
+        "has no open finding",
+    )
 
 
 def test_accept_refuses_work_that_is_not_in_review(layout: Layout, work: str) -> None:
@@ -182,9 +211,11 @@ def test_accept_repeat_compares_the_disposition_set(layout: Layout, in_review: s
     again = accept_work(layout, in_review, actor="bob", dispositions=[d("f2=deferred:later"), d("f1=fixed")])
     assert again.outcome == "already_done"
     assert tree_bytes(layout.root) == before
-    refused(layout, lambda: accept_work(layout, in_review, actor="alice",
-                                        dispositions=[d("f1=fixed"), d("f2=fixed")]),
-            "already accepted with different dispositions")
+    refused(
+        layout,
+        lambda: accept_work(layout, in_review, actor="alice", dispositions=[d("f1=fixed"), d("f2=fixed")]),
+        "already accepted with different dispositions",
+    )
 
 
 def test_dispositions_parse_or_are_usage_errors() -> None:
@@ -198,8 +229,12 @@ def test_dispositions_parse_or_are_usage_errors() -> None:
 
 
 def test_a_finding_disposed_twice_is_a_usage_error(layout: Layout, in_review: str) -> None:
-    refused(layout, lambda: accept_work(layout, in_review, actor="alice", dispositions=[d("f1=fixed"), d("f1=fixed")]),
-            "disposed twice", UsageError)
+    refused(
+        layout,
+        lambda: accept_work(layout, in_review, actor="alice", dispositions=[d("f1=fixed"), d("f1=fixed")]),
+        "disposed twice",
+        UsageError,
+    )
 
 
 # ----- cancel
@@ -218,8 +253,11 @@ def test_cancel_refusals(layout: Layout, work: str) -> None:
     run_id = start_lost_attempt(layout, work)
     lease = HeldLease(layout.run(run_id) / "lease", "run")
     try:
-        refused(layout, lambda: cancel_work(layout, work, actor="alice"),
-                f"work {work} is running; cancel is refused while an attempt runs")
+        refused(
+            layout,
+            lambda: cancel_work(layout, work, actor="alice"),
+            f"work {work} is running; cancel is refused while an attempt runs",
+        )
     finally:
         lease.release()
 
@@ -230,8 +268,15 @@ def test_cancel_refuses_succeeded_work(layout: Layout, in_review: str) -> None:
 
 
 def test_cancel_of_waiting_work(layout: Layout, work: str, examples: Path) -> None:
-    create_work(layout, title="After", template=examples / "templates" / "implement.py", objective="Then.",
-                depends_on=[work], work_id="work-after", actor="tester")
+    create_work(
+        layout,
+        title="After",
+        template=examples / "templates" / "implement.py",
+        objective="Then.",
+        depends_on=[work],
+        work_id="work-after",
+        actor="tester",
+    )
     assert view(layout, "work-after").state == "waiting"
     assert cancel_work(layout, "work-after", actor="alice").outcome == "applied"
 

@@ -40,8 +40,9 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any
 
 
 @pytest.fixture
-def tree(built: tuple[Path, dict[str, Any]], tmp_path: Path,
-         monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Path, dict[str, Any]]]:
+def tree(
+    built: tuple[Path, dict[str, Any]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[tuple[Path, dict[str, Any]]]:
     root = tmp_path / "root"
     shutil.copytree(built[0], root, symlinks=True)
     monkeypatch.setattr(view_cache, "SETTLED_NS", SETTLED_NS)
@@ -64,10 +65,17 @@ def harn(root: Path, *argv: str, cache: bool = True) -> tuple[int, str]:
 
 def reads(goals: dict[str, Any]) -> list[tuple[str, ...]]:
     review = goals["review"]
-    return [("supervisor", "show", review["id"], "--json"), ("supervisor", "list", "--json"), ("pending", "--json"),
-            ("pending",), ("work", "show", review["frontier_work_id"], "--json"), ("supervisor", "show", review["id"]),
-            ("work", "list", "--json"), ("approval", "list", "--json"), ("supervisor", "plan", "list", review["id"],
-                                                                          "--json")]
+    return [
+        ("supervisor", "show", review["id"], "--json"),
+        ("supervisor", "list", "--json"),
+        ("pending", "--json"),
+        ("pending",),
+        ("work", "show", review["frontier_work_id"], "--json"),
+        ("supervisor", "show", review["id"]),
+        ("work", "list", "--json"),
+        ("approval", "list", "--json"),
+        ("supervisor", "plan", "list", review["id"], "--json"),
+    ]
 
 
 def entry(root: Path, key: str) -> Path:
@@ -90,8 +98,9 @@ def test_an_unchanged_tree_is_read_from_the_cache_without_the_record_models(
         "print(code, 'pydantic' in sys.modules or 'dataclasses' in sys.modules, out.getvalue(), sep='\\n', end='')\n"
     )
     for argv in [*reads(goals)[:5], *reads(goals)[6:]]:
-        result = subprocess.run([sys.executable, "-c", probe, *argv], capture_output=True, text=True,
-                                env=harn_env(), check=True)
+        result = subprocess.run(
+            [sys.executable, "-c", probe, *argv], capture_output=True, text=True, env=harn_env(), check=True
+        )
         code, models, document = result.stdout.split("\n", 2)
         assert (int(code), document) == harn(root, *argv, cache=False), argv
         assert models == "False", f"{argv} loaded pydantic or dataclasses: it read the records"
@@ -101,13 +110,26 @@ def test_every_change_to_the_tree_is_seen(tree: tuple[Path, dict[str, Any]]) -> 
     root, goals = tree
     review, proposed = goals["review"], goals["plan_proposed"]
     steps = [
-        ("work", "accept", review["frontier_work_id"], "--dispose", "f1=fixed", "--dispose",
-         "f2=deferred:next release"),
+        (
+            "work",
+            "accept",
+            review["frontier_work_id"],
+            "--dispose",
+            "f1=fixed",
+            "--dispose",
+            "f2=deferred:next release",
+        ),
         ("supervisor", "plan", "approve", proposed["id"], proposed["latest_plan_id"]),
     ]
     everything = [*reads(goals), ("supervisor", "show", proposed["id"], "--json")]
-    keys = [f"show~{review['id']}", "list", "pending", "pending-questions", f"work~{review['frontier_work_id']}",
-            f"show~{proposed['id']}"]
+    keys = [
+        f"show~{review['id']}",
+        "list",
+        "pending",
+        "pending-questions",
+        f"work~{review['frontier_work_id']}",
+        f"show~{proposed['id']}",
+    ]
     cache = ViewCache((root / ".harnery").absolute())
     for step in steps:
         time.sleep(2 * SETTLED_NS / 1e9)  # what the last step wrote has settled: the reads below keep entries
@@ -186,14 +208,26 @@ def damage(path: Path, outside: Path, kind: str) -> None:
         os.truncate(path, 3 << 30)
 
 
-DAMAGES = ("truncated", "empty", "garbage", "document edited, digest kept",
-           "document edited, digest redone, group-writable", "another format", "another account's",
-           "a link to a forged entry", "a directory", "a pipe", "3 GiB sparse")
+DAMAGES = (
+    "truncated",
+    "empty",
+    "garbage",
+    "document edited, digest kept",
+    "document edited, digest redone, group-writable",
+    "another format",
+    "another account's",
+    "a link to a forged entry",
+    "a directory",
+    "a pipe",
+    "3 GiB sparse",
+)
 
 
 @pytest.mark.parametrize("kind", DAMAGES)
 def test_a_damaged_foreign_or_hostile_entry_is_ignored_and_rewritten(
-    tree: tuple[Path, dict[str, Any]], tmp_path: Path, kind: str,
+    tree: tuple[Path, dict[str, Any]],
+    tmp_path: Path,
+    kind: str,
 ) -> None:
     root, goals = tree
     if kind == "another account's" and os.getuid() != 0:
@@ -252,7 +286,7 @@ def test_any_damage_to_an_entry_reads_the_records(data: st.DataObject, fuzzed: t
             if kind == "flip":
                 body[at] ^= 1 << data.draw(st.integers(0, 7), label="bit")
             elif kind == "cut":
-                del body[max(at, 1):]
+                del body[max(at, 1) :]
             else:
                 body[at:at] = data.draw(st.binary(min_size=1, max_size=64), label="bytes")
         entry(root, f"show~{goal_id}").write_bytes(bytes(body))
@@ -278,8 +312,10 @@ for _ in range(rounds):
 def test_writers_at_once_leave_one_whole_entry(tree: tuple[Path, dict[str, Any]]) -> None:
     root, _ = tree
     base = (root / ".harnery").absolute()
-    writers = [subprocess.Popen([sys.executable, "-c", WRITER, str(base), name, "150"], env=harn_env())
-               for name in ("a", "b", "c")]
+    writers = [
+        subprocess.Popen([sys.executable, "-c", WRITER, str(base), name, "150"], env=harn_env())
+        for name in ("a", "b", "c")
+    ]
     cache, seen = ViewCache(base), set()
     while any(writer.poll() is None for writer in writers):
         document = cache.get("raced")

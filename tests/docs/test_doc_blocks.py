@@ -40,8 +40,15 @@ def _env() -> dict[str, str]:
 
 
 def _bash(script: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["bash", "-c", script], cwd=cwd, env=_env(), capture_output=True, text=True,
-                          timeout=TIMEOUT_S, stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        ["bash", "-c", script],
+        cwd=cwd,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT_S,
+        stdin=subprocess.DEVNULL,
+    )
 
 
 def run_sh(example: Example) -> str | None:
@@ -73,8 +80,10 @@ def _session(text: str) -> list[tuple[str, list[str]]]:
 
 
 def _pattern(shown: list[str]) -> re.Pattern[str]:
-    parts = [r"(?:.*\n)*?" if line.strip() == "…" else re.escape(line.rstrip()).replace("…", r"[^\n]*?") + r"\n"
-             for line in shown]
+    parts = [
+        r"(?:.*\n)*?" if line.strip() == "…" else re.escape(line.rstrip()).replace("…", r"[^\n]*?") + r"\n"
+        for line in shown
+    ]
     return re.compile("".join(parts))
 
 
@@ -82,8 +91,10 @@ def _carried(state: Path, script: str) -> str:
     """`script` run in the shell state (directory, functions, variables) the page's previous session left in
     `state`, and leaving its own there. Only what the page set is kept: not bash's own variables."""
     base = "declare -A __base; for __v in $(compgen -v); do __base[$__v]=1; done\n"
-    keep = ("{ declare -f; for __v in $(compgen -v); do [[ $__v == __* || -n ${__base[$__v]} ]] || declare -p \"$__v\";"
-            " done; printf 'cd %q\\n' \"$PWD\"; }")
+    keep = (
+        '{ declare -f; for __v in $(compgen -v); do [[ $__v == __* || -n ${__base[$__v]} ]] || declare -p "$__v";'
+        " done; printf 'cd %q\\n' \"$PWD\"; }"
+    )
     return f"{base}[ -f {state} ] && . {state}\n{script}{keep} >{state}.new 2>/dev/null && mv {state}.new {state}\n"
 
 

@@ -21,12 +21,19 @@ class Cli:
     def __init__(self, cwd: Path, record: Path) -> None:
         self.cwd = cwd
         self.env = {k: v for k, v in os.environ.items() if not k.startswith(("HARN_", "FAKE_CLI_"))}
-        self.env.update(PATH=f"{FAKE_CLI}{os.pathsep}{os.environ['PATH']}", FAKE_CLI_RECORD_DIR=str(record),
-                        HARN_ACTOR="operator")
+        self.env.update(
+            PATH=f"{FAKE_CLI}{os.pathsep}{os.environ['PATH']}", FAKE_CLI_RECORD_DIR=str(record), HARN_ACTOR="operator"
+        )
 
     def __call__(self, *args: str, expect: int = 0) -> subprocess.CompletedProcess[str]:
-        done = subprocess.run([sys.executable, "-m", "harn_tui", *args], cwd=self.cwd, env=self.env,
-                              capture_output=True, text=True, timeout=300)
+        done = subprocess.run(
+            [sys.executable, "-m", "harn_tui", *args],
+            cwd=self.cwd,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         assert done.returncode == expect, (args, done.returncode, done.stdout, done.stderr)
         return done
 
@@ -39,18 +46,41 @@ def test_a_mission_from_an_empty_repository_through_review_and_reopen(tmp_path: 
     git(repository, "commit", "-q", "--allow-empty", "-m", "start")
     harn = Cli(repository, tmp_path / "calls")
     started = harn("init", "--agents", "claude-code").stdout
-    assert "harn supervisor create --team harn/team.json --replanning harn/replanning.json --mission " \
-           "harn/mission.json" in started and "harn tui" in started
+    assert (
+        "harn supervisor create --team harn/team.json --replanning harn/replanning.json --mission harn/mission.json"
+        in started
+        and "harn tui" in started
+    )
     refused = harn("init", "--agents", "claude-code", expect=3)
     assert f"{repository}/harn/team.json already exists" in refused.stderr
     assert (repository / ".harnery" / ".gitignore").read_text() == "*\n"
     (repository / "harn" / "templates" / "implement.py").unlink()
-    harn("template", "new", "agent", "harn/templates/implement.py", "--worker", "worker", "--judge", "judge",
-         "--check", CHECK_GREETING)
+    harn(
+        "template",
+        "new",
+        "agent",
+        "harn/templates/implement.py",
+        "--worker",
+        "worker",
+        "--judge",
+        "judge",
+        "--check",
+        CHECK_GREETING,
+    )
     before = git(repository, "status", "--porcelain", "--untracked-files=all")
 
-    goal = harn.json("supervisor", "create", "--team", "harn/team.json", "--replanning", "harn/replanning.json",
-                     "--mission", "harn/mission.json", "--id", "goal-agents")["id"]
+    goal = harn.json(
+        "supervisor",
+        "create",
+        "--team",
+        "harn/team.json",
+        "--replanning",
+        "harn/replanning.json",
+        "--mission",
+        "harn/mission.json",
+        "--id",
+        "goal-agents",
+    )["id"]
     ran = harn.json("supervisor", "run", goal)
     assert ran["stop_reason"] == "needs_human" and ran["goal"]["next_action"] == "review_plan"
     harn.json("supervisor", "plan", "approve", goal, ran["goal"]["pending_plan_id"])

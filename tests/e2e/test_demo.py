@@ -21,8 +21,13 @@ from tests.conftest import harn_env
 
 
 def build(directory: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "harn_tui", "demo", "--no-tui", str(directory), "--json"],
-                          capture_output=True, text=True, env=harn_env(), timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "harn_tui", "demo", "--no-tui", str(directory), "--json"],
+        capture_output=True,
+        text=True,
+        env=harn_env(),
+        timeout=120,
+    )
 
 
 def plan_doc(layout: Layout, goal_id: str, plan_id: str) -> dict[str, Any]:
@@ -48,8 +53,12 @@ def test_the_demo_tree_shows_every_situation_and_stays_live(tmp_path: Path) -> N
     layout = Layout(directory)
     assert verify_tree(layout) == []
     kinds = [(row["kind"], row["goal_id"]) for row in pending(layout)["pending"]]
-    assert kinds == [("review_plan", "demo-1-job-queue"), ("retry_plan", "demo-2-session-store"),
-                     ("review_work", "demo-3-rate-limit"), ("approval", "demo-4-credentials")]
+    assert kinds == [
+        ("review_plan", "demo-1-job-queue"),
+        ("retry_plan", "demo-2-session-store"),
+        ("review_work", "demo-3-rate-limit"),
+        ("approval", "demo-4-credentials"),
+    ]
 
     card = plan_doc(layout, "demo-1-job-queue", goals["demo-1-job-queue"]["pending_plan_id"])
     assert [w["key"] for w in card["proposal"]["work"]] == ["measure", "durable-queue"]
@@ -74,8 +83,13 @@ def continue_the_demo(layout: Layout, goals: dict[str, Any]) -> None:
     retrying the attention plan gets a reviewed proposal, approving the park resumes it."""
     approve_plan(layout, "demo-1-job-queue", goals["demo-1-job-queue"]["pending_plan_id"], actor="bob")
     assert run_goal(layout, "demo-1-job-queue").stop_reason == "succeeded"
-    retry_plan(layout, "demo-2-session-store", goals["demo-2-session-store"]["attention_plan_id"], actor="bob",
-               reason="Shard by tenant.")
+    retry_plan(
+        layout,
+        "demo-2-session-store",
+        goals["demo-2-session-store"]["attention_plan_id"],
+        actor="bob",
+        reason="Shard by tenant.",
+    )
     retried = tick_goal(layout, "demo-2-session-store")
     assert retried.outcomes[0]["status"] == "proposed"
     assert retried.goal is not None and retried.goal.next_action == "review_plan"

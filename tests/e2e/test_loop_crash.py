@@ -20,8 +20,13 @@ from tests.goal_kit import LOOP
 
 
 def spawn_harn(root: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
-    return subprocess.Popen([sys.executable, "-m", "harn_tui", "--root", str(root), *args, "--json"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=harn_env(env))
+    return subprocess.Popen(
+        [sys.executable, "-m", "harn_tui", "--root", str(root), *args, "--json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=harn_env(env),
+    )
 
 
 def wait_for(condition: object, timeout: float = 15.0) -> None:
@@ -37,18 +42,57 @@ def events(path: Path) -> list[dict[str, object]]:
 
 
 def make_goal(harn: Harn, tmp_path: Path, examples: Path, template: Path, planner: list[str]) -> None:
-    harn.json("work", "create", "Migrate the queue", str(template), "--objective", "Move every job.",
-              "--accept", "no job lost", "--max-attempts", "1", "--id", "root-work")
+    harn.json(
+        "work",
+        "create",
+        "Migrate the queue",
+        str(template),
+        "--objective",
+        "Move every job.",
+        "--accept",
+        "no job lost",
+        "--max-attempts",
+        "1",
+        "--id",
+        "root-work",
+    )
     team = tmp_path / "team.json"
-    team.write_text(json.dumps({"planner": {"adapter": "command", "argv": planner, "timeout_s": 120,
-                                            "instructions": "Plan recovery work."}}))
+    team.write_text(
+        json.dumps(
+            {
+                "planner": {
+                    "adapter": "command",
+                    "argv": planner,
+                    "timeout_s": 120,
+                    "instructions": "Plan recovery work.",
+                }
+            }
+        )
+    )
     replanning = tmp_path / "replanning.json"
-    replanning.write_text(json.dumps({"planner": "planner", "templates": {
-        "implement": {"path": str(examples / "templates" / "implement.py"), "root": True},
-        "investigate": {"path": str(examples / "templates" / "investigate.py"), "root": False},
-    }}))
-    harn.json("supervisor", "create", "--team", str(team), "--replanning", str(replanning), "--root-work",
-              "root-work", "--id", "goal-crash")
+    replanning.write_text(
+        json.dumps(
+            {
+                "planner": "planner",
+                "templates": {
+                    "implement": {"path": str(examples / "templates" / "implement.py"), "root": True},
+                    "investigate": {"path": str(examples / "templates" / "investigate.py"), "root": False},
+                },
+            }
+        )
+    )
+    harn.json(
+        "supervisor",
+        "create",
+        "--team",
+        str(team),
+        "--replanning",
+        str(replanning),
+        "--root-work",
+        "root-work",
+        "--id",
+        "goal-crash",
+    )
 
 
 def test_a_supervisor_killed_during_an_attempt_is_recovered_by_the_next_tick(
@@ -79,8 +123,7 @@ def test_a_supervisor_killed_during_a_planner_call_leaves_an_interrupted_plan(
 ) -> None:
     pid_file = tmp_path / "planner.pid"
     once = tmp_path / "slow-once"
-    make_goal(harn, tmp_path, examples, LOOP / "fail.py",
-              ["python3", str(LOOP / "slow_planner.py"), "30", str(once)])
+    make_goal(harn, tmp_path, examples, LOOP / "fail.py", ["python3", str(LOOP / "slow_planner.py"), "30", str(once)])
     harn.json("supervisor", "tick", "goal-crash")
     ticking = spawn_harn(root, "supervisor", "tick", "goal-crash", env={"LOOP_PID_FILE": str(pid_file)})
     try:
@@ -101,8 +144,11 @@ def test_a_supervisor_killed_during_a_planner_call_leaves_an_interrupted_plan(
     [outcome] = recovered["outcomes"]
     assert (outcome["sequence"], outcome["status"]) == (2, "proposed")
     shown = harn.json("supervisor", "plan", "show", "goal-crash", outcome["plan_id"])
-    assert shown["planner_input"]["latest_plan"] == {"id": plan["id"], "status": "interrupted", "reason": None,
-                                                     "rationale": None}
+    assert shown["planner_input"]["latest_plan"] == {
+        "id": plan["id"],
+        "status": "interrupted",
+        "reason": None,
+        "rationale": None,
+    }
     assert shown["planner_input"]["budgets"]["replans_remaining"] == 3
     assert harn.json("verify") == {"ok": True, "problems": []}
-

@@ -24,10 +24,19 @@ TICK_POINTS = [point for point in FAULT_POINTS if point.startswith("tick.")]
 
 def test_every_tick_phase_has_a_fault_point() -> None:
     assert TICK_POINTS == [
-        "tick.start", "tick.plan_request", "tick.planner_called", "tick.reviewers_called", "tick.revision_requested",
-        "tick.revision_planner_called", "tick.plan_recorded",
-        "tick.plan_applied", "tick.attempt_started", "tick.attempt_process_started", "tick.attempt_finished",
-        "tick.accept", "tick.end",
+        "tick.start",
+        "tick.plan_request",
+        "tick.planner_called",
+        "tick.reviewers_called",
+        "tick.revision_requested",
+        "tick.revision_planner_called",
+        "tick.plan_recorded",
+        "tick.plan_applied",
+        "tick.attempt_started",
+        "tick.attempt_process_started",
+        "tick.attempt_finished",
+        "tick.accept",
+        "tick.end",
     ]
 
 
@@ -38,12 +47,19 @@ def test_a_crash_at_each_tick_phase_is_recovered(point: str, layout: Layout, roo
     revise = {"verdict": "revise", "rationale": "Name the risk.", "findings": []}
     approve = {"verdict": "approve", "rationale": "Fine.", "findings": []}
     kit.team["critic"] = scripted(tmp_path, "critic", [revise, revise, approve])
-    goal_id = kit.create(root_work=make_root(layout, template=LOOP / "fail.py"), reviewers=("critic",),
-                         auto_apply=True, options={"accept_passing_proof": True},
-                         replanning={"max_revision_rounds": 1})
+    goal_id = kit.create(
+        root_work=make_root(layout, template=LOOP / "fail.py"),
+        reviewers=("critic",),
+        auto_apply=True,
+        options={"accept_passing_proof": True},
+        replanning={"max_revision_rounds": 1},
+    )
     crashed = subprocess.run(
         [sys.executable, "-m", "harn_tui", "--root", str(root), "supervisor", "run", goal_id, "--json"],
-        capture_output=True, text=True, env=harn_env({"HARN_FAULT": f"{point}:1"}), timeout=60,
+        capture_output=True,
+        text=True,
+        env=harn_env({"HARN_FAULT": f"{point}:1"}),
+        timeout=60,
     )
     assert crashed.returncode == 137, (point, crashed.stdout, crashed.stderr)
     recovered = run_goal(layout, goal_id)

@@ -20,22 +20,59 @@ Snapshot = Callable[[Path], dict[str, bytes]]
 
 def write_goal_files(directory: Path, examples: Path, planner: str) -> tuple[Path, Path]:
     team = directory / "team.json"
-    team.write_text(json.dumps({"planner": {"adapter": "command", "argv": ["python3", str(LOOP / planner)],
-                                            "timeout_s": 60, "instructions": "Plan bounded recovery work."}}))
+    team.write_text(
+        json.dumps(
+            {
+                "planner": {
+                    "adapter": "command",
+                    "argv": ["python3", str(LOOP / planner)],
+                    "timeout_s": 60,
+                    "instructions": "Plan bounded recovery work.",
+                }
+            }
+        )
+    )
     replanning = directory / "replanning.json"
-    replanning.write_text(json.dumps({
-        "planner": "planner", "max_replans": 3,
-        "templates": {"implement": {"path": str(examples / "templates" / "implement.py"), "root": True}},
-    }))
+    replanning.write_text(
+        json.dumps(
+            {
+                "planner": "planner",
+                "max_replans": 3,
+                "templates": {"implement": {"path": str(examples / "templates" / "implement.py"), "root": True}},
+            }
+        )
+    )
     return team, replanning
 
 
 def create_failing_goal(harn: Harn, examples: Path, tmp_path: Path, planner: str, goal_id: str) -> None:
-    harn.json("work", "create", "Lock-based job queue", str(LOOP / "fail.py"), "--objective", "Keep jobs safe.",
-              "--accept", "no job is lost across a crash", "--max-attempts", "1", "--id", "root-work")
+    harn.json(
+        "work",
+        "create",
+        "Lock-based job queue",
+        str(LOOP / "fail.py"),
+        "--objective",
+        "Keep jobs safe.",
+        "--accept",
+        "no job is lost across a crash",
+        "--max-attempts",
+        "1",
+        "--id",
+        "root-work",
+    )
     team, replanning = write_goal_files(tmp_path, examples, planner)
-    harn.json("supervisor", "create", "--team", str(team), "--replanning", str(replanning),
-              "--root-work", "root-work", "--id", goal_id)
+    harn.json(
+        "supervisor",
+        "create",
+        "--team",
+        str(team),
+        "--replanning",
+        str(replanning),
+        "--root-work",
+        "root-work",
+        "--id",
+        goal_id,
+    )
 
 
 def test_seed_001_a_failed_root_is_replaced_by_an_approved_recovery_root(
@@ -68,7 +105,8 @@ def test_seed_001_a_failed_root_is_replaced_by_an_approved_recovery_root(
     assert final["governed_work_ids"] == ["root-work", replacement]
     assert final["attempts_used"] == 2 and final["attempts_remaining"] == 98
     assert [(w["id"], w["state"], w["active"]) for w in final["work"]] == [
-        (replacement, "succeeded", True), ("root-work", "blocked", False),
+        (replacement, "succeeded", True),
+        ("root-work", "blocked", False),
     ]
     assert [(p["id"], p["status"]) for p in final["plans"]] == [(plan_id, "applied")]
     assert harn.json("supervisor", "run", "goal-seed-001")["stop_reason"] == "succeeded"
@@ -83,11 +121,15 @@ def test_seed_000_attention_is_quiescent_until_an_operator_retries_with_guidance
     goal = first["goal"]
     attention_id = goal["attention_plan_id"]
     assert (goal["state"], goal["next_action"], goal["latest_plan_status"]) == (
-        "awaiting_attention", "retry_plan", "attention")
+        "awaiting_attention",
+        "retry_plan",
+        "attention",
+    )
     assert attention_id is not None and goal["pending_plan_id"] is None
     pending = harn.json("pending")["pending"]
     assert {"kind": "retry_plan", "goal_id": "goal-seed-000", "plan_id": attention_id} == {
-        k: pending[0][k] for k in ("kind", "goal_id", "plan_id")}
+        k: pending[0][k] for k in ("kind", "goal_id", "plan_id")
+    }
 
     before = snapshot_tree(root)
     for verb in ("tick", "run"):

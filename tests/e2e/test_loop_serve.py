@@ -19,14 +19,36 @@ from tests.conftest import Harn, harn_env
 def test_serve_drives_a_goal_and_stops_cleanly_on_a_signal(
     signum: signal.Signals, harn: Harn, root: Path, examples: Path
 ) -> None:
-    harn.json("work", "create", "Ship it", str(examples / "templates" / "implement.py"), "--objective", "Ship.",
-              "--accept", "shipped", "--id", "root-work")
+    harn.json(
+        "work",
+        "create",
+        "Ship it",
+        str(examples / "templates" / "implement.py"),
+        "--objective",
+        "Ship.",
+        "--accept",
+        "shipped",
+        "--id",
+        "root-work",
+    )
     team = examples / "team.json"
-    harn.json("supervisor", "create", "--team", str(team), "--root-work", "root-work", "--id", "goal-serve",
-              "--accept-passing-proof")
+    harn.json(
+        "supervisor",
+        "create",
+        "--team",
+        str(team),
+        "--root-work",
+        "root-work",
+        "--id",
+        "goal-serve",
+        "--accept-passing-proof",
+    )
     serving = subprocess.Popen(
         [sys.executable, "-m", "harn_tui", "--root", str(root), "supervisor", "serve", "--wake-interval", "0.2"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=harn_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=harn_env(),
     )
     try:
         log = root / ".harnery" / "work" / "root-work" / "events.jsonl"

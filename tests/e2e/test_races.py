@@ -41,7 +41,10 @@ def goal(layout: Layout, examples: Path) -> str:
 def spawn(root: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [sys.executable, "-m", "harn_tui", "--root", str(root), *args, "--json"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=harn_env(env),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=harn_env(env),
     )
 
 
@@ -87,10 +90,17 @@ def test_approve_racing_reject_has_exactly_one_winner(harn: Harn, layout: Layout
     all_logs_gapless(harn.root)
 
 
-@pytest.mark.parametrize("fault", [
-    "materialize.item:1", "materialize.item:2", "materialize.before_applied:1", "write.link:2", "append.write:2",
-    "append.fsync:3",
-])
+@pytest.mark.parametrize(
+    "fault",
+    [
+        "materialize.item:1",
+        "materialize.item:2",
+        "materialize.before_applied:1",
+        "write.link:2",
+        "append.write:2",
+        "append.fsync:3",
+    ],
+)
 def test_a_crash_while_materializing_is_completed_by_the_repeat(
     harn: Harn, layout: Layout, goal: str, fault: str
 ) -> None:
@@ -108,15 +118,22 @@ def test_a_crash_while_materializing_is_completed_by_the_repeat(
     assert harn.json("verify") == {"ok": True, "problems": []}
 
 
-def test_a_sigkill_during_materialization_is_completed_by_the_repeat(
-    harn: Harn, layout: Layout, goal: str
-) -> None:
+def test_a_sigkill_during_materialization_is_completed_by_the_repeat(harn: Harn, layout: Layout, goal: str) -> None:
     """A real SIGKILL as soon as the first item appears (the fault-point tests above pin exact crash points;
     this one shows a kill from outside changes nothing about recovery, wherever it lands)."""
-    items = [{"key": f"k{n}", "title": f"Step {n}", "objective": "Step.", "template": "investigate",
-              "dependencies": [f"k{n - 1}"] if n else []} for n in range(7)]
-    items.append({"key": "implement", "title": "Root", "objective": "Root.", "template": "implement",
-                  "dependencies": ["k6"]})
+    items = [
+        {
+            "key": f"k{n}",
+            "title": f"Step {n}",
+            "objective": "Step.",
+            "template": "investigate",
+            "dependencies": [f"k{n - 1}"] if n else [],
+        }
+        for n in range(7)
+    ]
+    items.append(
+        {"key": "implement", "title": "Root", "objective": "Root.", "template": "implement", "dependencies": ["k6"]}
+    )
     plan = add_plan(layout, items=items)
     approve = spawn(harn.root, "supervisor", "plan", "approve", goal, plan)
     first = layout.work(f"{plan}-k0")
@@ -152,5 +169,7 @@ def test_a_runner_killed_mid_attempt_leaves_a_lost_attempt_the_next_writer_recor
     harn.json("work", "cancel", "w1")
     tail = events_of(layout, "w1")[-2:]
     assert [(e["event"], e["actor"], e.get("reason")) for e in tail] == [
-        ("attempt.finished", "supervisor", "lost"), ("work.cancelled", "tester", None)]
+        ("attempt.finished", "supervisor", "lost"),
+        ("work.cancelled", "tester", None),
+    ]
     assert harn.json("verify")["ok"] is True

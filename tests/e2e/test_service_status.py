@@ -28,9 +28,24 @@ def serves(root: Path) -> Iterator[Callable[..., subprocess.Popen[str]]]:
 
     def start(*goals: str, actor: str = "tester") -> subprocess.Popen[str]:
         process = subprocess.Popen(
-            [sys.executable, "-m", "harn_tui", "--root", str(root), "--actor", actor, "supervisor", "serve",
-             *goals, "--wake-interval", "0.2"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=harn_env(),
+            [
+                sys.executable,
+                "-m",
+                "harn_tui",
+                "--root",
+                str(root),
+                "--actor",
+                actor,
+                "supervisor",
+                "serve",
+                *goals,
+                "--wake-interval",
+                "0.2",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=harn_env(),
         )
         started.append(process)
         return process
@@ -64,10 +79,31 @@ def of_pid(harn: Harn, pid: int) -> dict[str, Any] | None:
 
 
 def make_goal(harn: Harn, examples: Path, template: Path, goal_id: str = "goal-status", *flags: str) -> str:
-    harn.json("work", "create", "Ship it", str(template), "--objective", "Ship.", "--accept", "shipped",
-              "--id", f"{goal_id}-root", "--max-attempts", "3")
-    harn.json("supervisor", "create", "--team", str(examples / "team.json"), "--root-work", f"{goal_id}-root",
-              "--id", goal_id, *flags)
+    harn.json(
+        "work",
+        "create",
+        "Ship it",
+        str(template),
+        "--objective",
+        "Ship.",
+        "--accept",
+        "shipped",
+        "--id",
+        f"{goal_id}-root",
+        "--max-attempts",
+        "3",
+    )
+    harn.json(
+        "supervisor",
+        "create",
+        "--team",
+        str(examples / "team.json"),
+        "--root-work",
+        f"{goal_id}-root",
+        "--id",
+        goal_id,
+        *flags,
+    )
     return goal_id
 
 
@@ -116,8 +152,9 @@ def test_two_serves_on_one_goal_both_show_and_tick_it_one_at_a_time(
     template.chmod(0o755)
     goal_id = make_goal(harn, examples, template, "goal-shared", "--retry-blocked")
     one, two = serves(goal_id, actor="alice"), serves(goal_id, actor="bob")
-    both = wait_for(lambda: len([s for s in services(harn) if not s["stale"]]) == 2 and services(harn),
-                    "both serve loops in status")
+    both = wait_for(
+        lambda: len([s for s in services(harn) if not s["stale"]]) == 2 and services(harn), "both serve loops in status"
+    )
     assert sorted(s["actor"] for s in both) == ["alice", "bob"] and all(s["goals"] == [goal_id] for s in both)
     wait_for(lambda: log.exists() and log.read_text().count("end ") == 3, "three attempts", 60)
     shown = harn.json("supervisor", "show", goal_id)

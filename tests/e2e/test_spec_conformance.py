@@ -27,12 +27,37 @@ RUN_ID = re.compile(rf"^run-{STAMP}-[0-9a-f]{{6}}$")
 PLAN_ID = re.compile(r"^plan-\d{4}-[0-9a-f]{8}$")
 EVENT_HEAD = ("schema_version", "seq", "ts", "event", "actor")
 SHOW_FIELDS = {
-    "id", "title", "state", "next_action", "reason", "root_work_id", "generation", "attempts_used",
-    "attempts_remaining", "replans_used", "replans_remaining", "milestones_completed", "pending_plan_id",
-    "attention_plan_id", "latest_plan_status", "governed_work_ids", "work", "plans", "problems",
+    "id",
+    "title",
+    "state",
+    "next_action",
+    "reason",
+    "root_work_id",
+    "generation",
+    "attempts_used",
+    "attempts_remaining",
+    "replans_used",
+    "replans_remaining",
+    "milestones_completed",
+    "pending_plan_id",
+    "attention_plan_id",
+    "latest_plan_status",
+    "governed_work_ids",
+    "work",
+    "plans",
+    "problems",
 }
-WORK_FIELDS = {"id", "title", "state", "next_action", "active", "attempts_used", "max_attempts", "dependencies",
-               "open_findings"}
+WORK_FIELDS = {
+    "id",
+    "title",
+    "state",
+    "next_action",
+    "active",
+    "attempts_used",
+    "max_attempts",
+    "dependencies",
+    "open_findings",
+}
 PLAN_FIELDS = {"id", "sequence", "trigger", "status", "reason", "root_work_id", "work_ids"}
 FAIL_TEMPLATE = """#!/usr/bin/env python3
 import json, os
@@ -118,8 +143,15 @@ def check_tree(root: Path) -> None:
 def fingerprint(root: Path, goal: dict[str, Any]) -> str:
     """SPEC 5: sha256 of the canonical JSON of {root, generation, work: [{id, dependencies, state, last_seq}]}."""
     active = sorted((w for w in goal["work"] if w["active"]), key=lambda w: w["id"])
-    work = [{"id": w["id"], "dependencies": w["dependencies"], "state": w["state"],
-             "last_seq": work_log(root, w["id"])[-1]["seq"]} for w in active]
+    work = [
+        {
+            "id": w["id"],
+            "dependencies": w["dependencies"],
+            "state": w["state"],
+            "last_seq": work_log(root, w["id"])[-1]["seq"],
+        }
+        for w in active
+    ]
     body = {"root": goal["root_work_id"], "generation": goal["generation"], "work": work}
     canonical = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
     return "sha256:" + hashlib.sha256(canonical).hexdigest()
@@ -145,16 +177,28 @@ def scripted_team(directory: Path, *replies: dict[str, Any], name: str = "team-s
 
 def plain_replanning(directory: Path, **extra: Any) -> Path:
     """A replanning file without reviewers, `implement` as the one (root-capable) template."""
-    body = {"planner": "planner", "templates": {"implement": {"path": "templates/implement.py", "root": True}},
-            **extra}
+    body = {"planner": "planner", "templates": {"implement": {"path": "templates/implement.py", "root": True}}, **extra}
     path = directory / "replanning-plain.json"
     path.write_text(json.dumps(body))
     return path
 
 
 def failing_root(harn: Harn, files: Path, work_id: str, max_attempts: int = 1) -> None:
-    call(harn, "work", "create", "Make the queue durable", str(files / "templates" / "fail.py"), "--objective",
-         "No job is lost", "--accept", "crash test passes", "--max-attempts", str(max_attempts), "--id", work_id)
+    call(
+        harn,
+        "work",
+        "create",
+        "Make the queue durable",
+        str(files / "templates" / "fail.py"),
+        "--objective",
+        "No job is lost",
+        "--accept",
+        "crash test passes",
+        "--max-attempts",
+        str(max_attempts),
+        "--id",
+        work_id,
+    )
 
 
 # ----- section 2: the tree
@@ -168,12 +212,26 @@ def test_init_creates_the_layout_0700_and_is_idempotent(tmp_path: Path) -> None:
         assert result.returncode == 0, result.stderr
     elsewhere = tmp_path / "from-env"
     elsewhere.mkdir()
-    result = subprocess.run([sys.executable, "-m", "harn_tui", "init", "--json"], capture_output=True, text=True,
-                            cwd=target, env={**harn_env(), "HARN_ROOT": str(elsewhere)}, timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-m", "harn_tui", "init", "--json"],
+        capture_output=True,
+        text=True,
+        cwd=target,
+        env={**harn_env(), "HARN_ROOT": str(elsewhere)},
+        timeout=60,
+    )
     assert result.returncode == 0 and (elsewhere / ".harnery/work").is_dir(), "init honours $HARN_ROOT"
     base = target / ".harnery"
     assert sorted(p.name for p in base.iterdir()) == [
-        ".gitignore", "approvals", "cache", "presence", "runs", "service", "supervisors", "work"]
+        ".gitignore",
+        "approvals",
+        "cache",
+        "presence",
+        "runs",
+        "service",
+        "supervisors",
+        "work",
+    ]
     assert stat.S_IMODE(base.stat().st_mode) == 0o700
     assert (base / ".gitignore").read_text() == "*\n" and stat.S_IMODE((base / ".gitignore").stat().st_mode) == 0o600
     for path in base.iterdir():
@@ -192,14 +250,35 @@ def test_no_tree_is_not_found(tmp_path: Path) -> None:
 
 def test_standalone_review_cycle_records_events_findings_and_dispositions(harn: Harn, files: Path) -> None:
     root = harn.root
-    created = call(harn, "work", "create", "Add a queue", str(files / "templates" / "implement.py"),
-                   "--objective", "Make a durable queue", "--accept", "tests pass", "--accept", "docs written")
+    created = call(
+        harn,
+        "work",
+        "create",
+        "Add a queue",
+        str(files / "templates" / "implement.py"),
+        "--objective",
+        "Make a durable queue",
+        "--accept",
+        "tests pass",
+        "--accept",
+        "docs written",
+    )
     work_id = created["id"]
     assert WORK_ID.match(work_id) and created["goal_id"] is None and set(created) >= WORK_FIELDS
     assert (created["state"], created["next_action"], created["attempts"]) == ("ready", "run", [])
     intent = record(root / ".harnery/work" / work_id / "intent.json")
-    assert set(intent) == {"schema_version", "id", "title", "objective", "acceptance", "dependencies", "template",
-                           "max_attempts", "source", "created_at"}
+    assert set(intent) == {
+        "schema_version",
+        "id",
+        "title",
+        "objective",
+        "acceptance",
+        "dependencies",
+        "template",
+        "max_attempts",
+        "source",
+        "created_at",
+    }
     assert intent["source"] == {"kind": "human", "ref": None} and intent["max_attempts"] == 3
     assert intent["template"]["sha256"] == sha256(files / "templates" / "implement.py")
 
@@ -207,26 +286,63 @@ def test_standalone_review_cycle_records_events_findings_and_dispositions(harn: 
     assert first["status"] == "passed" and RUN_ID.match(first["run_id"])
     run_dir = root / ".harnery/runs" / first["run_id"]
     manifest = record(run_dir / "manifest.json")
-    assert set(manifest) == {"schema_version", "run_id", "goal_id", "work", "attempt", "template", "team",
-                             "created_at"}
-    assert manifest["work"] == {"schema_version": 1, "id": work_id, "title": "Add a queue",
-                                "objective": "Make a durable queue", "acceptance": ["tests pass", "docs written"]}
-    assert manifest["attempt"] == {"number": 1, "trigger": "initial", "prior": None, "findings": [],
-                                   "workspaces": {"prior": None, "dependencies": []}}
+    assert set(manifest) == {"schema_version", "run_id", "goal_id", "work", "attempt", "template", "team", "created_at"}
+    assert manifest["work"] == {
+        "schema_version": 1,
+        "id": work_id,
+        "title": "Add a queue",
+        "objective": "Make a durable queue",
+        "acceptance": ["tests pass", "docs written"],
+    }
+    assert manifest["attempt"] == {
+        "number": 1,
+        "trigger": "initial",
+        "prior": None,
+        "findings": [],
+        "workspaces": {"prior": None, "dependencies": []},
+    }
     assert (manifest["goal_id"], manifest["team"]) == (None, {})
     proof = record(run_dir / "proof.json")
     assert [a["criterion"] for a in proof["acceptance"]] == ["tests pass", "docs written"]
 
     # reopen: findings f1..fN, trimmed; a repeat compares the ordered statements only (not the reason)
-    reopened = call(harn, "--actor", "alice", "work", "reopen", work_id, "--finding", "  docs are thin  ",
-                    "--finding", "no crash test", "--reason", "needs more")
+    reopened = call(
+        harn,
+        "--actor",
+        "alice",
+        "work",
+        "reopen",
+        work_id,
+        "--finding",
+        "  docs are thin  ",
+        "--finding",
+        "no crash test",
+        "--reason",
+        "needs more",
+    )
     assert reopened["outcome"] == "applied"
-    assert reopened["event"]["findings"] == [{"id": "f1", "statement": "docs are thin", "actor": "alice"},
-                                             {"id": "f2", "statement": "no crash test", "actor": "alice"}]
+    assert reopened["event"]["findings"] == [
+        {"id": "f1", "statement": "docs are thin", "actor": "alice"},
+        {"id": "f2", "statement": "no crash test", "actor": "alice"},
+    ]
     again, swapped = calls(
         harn,
-        (0, ["work", "reopen", work_id, "--finding", "docs are thin", "--finding", "no crash test", "--reason", "x",
-             "--actor", "bob"]),
+        (
+            0,
+            [
+                "work",
+                "reopen",
+                work_id,
+                "--finding",
+                "docs are thin",
+                "--finding",
+                "no crash test",
+                "--reason",
+                "x",
+                "--actor",
+                "bob",
+            ],
+        ),
         (3, ["work", "reopen", work_id, "--finding", "no crash test", "--finding", "docs are thin"]),
     )
     assert again == {"outcome": "already_done", "event": reopened["event"]}
@@ -255,8 +371,18 @@ def test_standalone_review_cycle_records_events_findings_and_dispositions(harn: 
     assert "f2" in refusals[1]["error"]["message"] and "f3" in refusals[2]["error"]["message"]
     assert "unknown finding id nope" in refusals[3]["error"]["message"], "a well-formed id naming no finding: 3"
     assert tree_bytes(root) == before
-    accepted = call(harn, "work", "accept", work_id, "--dispose", "f1=deferred:later: after v2", "--dispose",
-                    "f2=fixed", "--reason", "good enough")
+    accepted = call(
+        harn,
+        "work",
+        "accept",
+        work_id,
+        "--dispose",
+        "f1=deferred:later: after v2",
+        "--dispose",
+        "f2=fixed",
+        "--reason",
+        "good enough",
+    )
     event = accepted["event"]
     assert (event["event"], event["run_id"], event["reason"]) == ("work.accepted", second["run_id"], "good enough")
     assert event["proof_sha256"] == sha256(root / ".harnery/runs" / second["run_id"] / "proof.json")
@@ -266,8 +392,22 @@ def test_standalone_review_cycle_records_events_findings_and_dispositions(harn: 
     ]
     repeat, different, cancel = calls(
         harn,
-        (0, ["work", "accept", work_id, "--dispose", "f2=fixed", "--dispose", "f1=deferred:later: after v2",
-             "--reason", "other", "--actor", "bob"]),
+        (
+            0,
+            [
+                "work",
+                "accept",
+                work_id,
+                "--dispose",
+                "f2=fixed",
+                "--dispose",
+                "f1=deferred:later: after v2",
+                "--reason",
+                "other",
+                "--actor",
+                "bob",
+            ],
+        ),
         (3, ["work", "accept", work_id, "--dispose", "f2=fixed", "--dispose", "f1=deferred:later"]),
         (3, ["work", "cancel", work_id]),
     )
@@ -276,17 +416,29 @@ def test_standalone_review_cycle_records_events_findings_and_dispositions(harn: 
     shown = call(harn, "work", "show", work_id)
     assert (shown["state"], shown["next_action"], shown["open_findings"]) == ("succeeded", "none", [])
     assert [e["event"] for e in shown["events"]] == [
-        "work.created", "attempt.started", "attempt.finished", "work.reopened", "attempt.started",
-        "attempt.finished", "work.accepted"]
+        "work.created",
+        "attempt.started",
+        "attempt.finished",
+        "work.reopened",
+        "attempt.started",
+        "attempt.finished",
+        "work.accepted",
+    ]
     assert shown["events"] == work_log(root, work_id)
     assert [(a["number"], a["trigger"], a["status"]) for a in shown["attempts"]] == [
-        (1, "initial", "passed"), (2, "reopen", "passed")]
+        (1, "initial", "passed"),
+        (2, "reopen", "passed"),
+    ]
     for attempt_doc in shown["attempts"]:
         assert {"run_id", "number", "trigger", "status", "class", "summary", "started_at", "finished_at"} <= set(
-            attempt_doc)
+            attempt_doc
+        )
     started = work_log(root, work_id)[1]
     assert {k: started[k] for k in ("run_id", "attempt", "trigger")} == {
-        "run_id": first["run_id"], "attempt": 1, "trigger": "initial"}
+        "run_id": first["run_id"],
+        "attempt": 1,
+        "trigger": "initial",
+    }
     finished = work_log(root, work_id)[2]
     assert set(finished) == {*EVENT_HEAD, "run_id", "status", "class", "reason", "approval_id"}
     check_tree(root)
@@ -335,16 +487,40 @@ def test_bounds_and_syntax_are_bad_input_before_the_address_is_looked_up(harn: H
 def test_replan_with_review_then_approve_materializes_a_new_generation(harn: Harn, files: Path) -> None:
     root = harn.root
     failing_root(harn, files, "w-root")
-    created = call(harn, "supervisor", "create", "--team", str(files / "team.json"), "--replanning",
-                   str(files / "replanning.json"), "--root-work", "w-root", "--title", "Durable queue")
+    created = call(
+        harn,
+        "supervisor",
+        "create",
+        "--team",
+        str(files / "team.json"),
+        "--replanning",
+        str(files / "replanning.json"),
+        "--root-work",
+        "w-root",
+        "--title",
+        "Durable queue",
+    )
     goal_id = created["id"]
     assert GOAL_ID.match(goal_id) and set(created) >= SHOW_FIELDS
     assert (created["state"], created["next_action"], created["generation"]) == ("ready", "run", 0)
     frozen = record(root / ".harnery/supervisors" / goal_id / "goal.json")
-    assert {"id", "title", "created_at", "root_work_id", "mission", "team", "limits", "automation",
-            "replanning"} <= set(frozen)
-    assert frozen["limits"] == {"max_cycles": 50, "max_runtime_s": 14400, "max_parallel_work": 1,
-                                "max_total_attempts": 100}
+    assert {
+        "id",
+        "title",
+        "created_at",
+        "root_work_id",
+        "mission",
+        "team",
+        "limits",
+        "automation",
+        "replanning",
+    } <= set(frozen)
+    assert frozen["limits"] == {
+        "max_cycles": 50,
+        "max_runtime_s": 14400,
+        "max_parallel_work": 1,
+        "max_total_attempts": 100,
+    }
     assert frozen["automation"] == {"accept_passing_proof": False, "retry_blocked": False, "resume_approved": True}
     catalog = frozen["replanning"]["templates"]
     assert catalog["investigate"]["sha256"] == sha256(files / "templates" / "investigate.py")
@@ -354,44 +530,109 @@ def test_replan_with_review_then_approve_materializes_a_new_generation(harn: Har
     assert {"stop_reason", "cycles", "dispatches", "acceptances", "replans", "outcomes", "goal"} <= set(ran)
     goal = ran["goal"]
     assert (goal["state"], goal["next_action"], goal["latest_plan_status"]) == (
-        "awaiting_attention", "review_plan", "proposed")
+        "awaiting_attention",
+        "review_plan",
+        "proposed",
+    )
     plan_id = goal["pending_plan_id"]
     assert PLAN_ID.match(plan_id) and plan_id.startswith("plan-0001-") and goal["attention_plan_id"] is None
     assert goal["replans_used"] == 1 and goal["replans_remaining"] == 3 and goal["attempts_used"] == 1
     assert [(e["event"], e["actor"]) for e in work_log(root, "w-root")[1:]] == [
-        ("attempt.started", "supervisor"), ("attempt.finished", "supervisor")]
-    assert goal["plans"] == [{"id": plan_id, "sequence": 1, "trigger": "recovery", "status": "proposed",
-                              "reason": None, "root_work_id": None, "work_ids": []}]
+        ("attempt.started", "supervisor"),
+        ("attempt.finished", "supervisor"),
+    ]
+    assert goal["plans"] == [
+        {
+            "id": plan_id,
+            "sequence": 1,
+            "trigger": "recovery",
+            "status": "proposed",
+            "reason": None,
+            "root_work_id": None,
+            "work_ids": [],
+        }
+    ]
     plan_dir = root / ".harnery/supervisors" / goal_id / "plans" / plan_id
     request = record(plan_dir / "request.json")
-    assert request == {"schema_version": 1, "id": plan_id, "goal_id": goal_id, "sequence": 1, "trigger": "recovery",
-                       "graph_fingerprint": request["graph_fingerprint"], "prior_root_work_id": "w-root",
-                       "created_at": request["created_at"]}
+    assert request == {
+        "schema_version": 1,
+        "id": plan_id,
+        "goal_id": goal_id,
+        "sequence": 1,
+        "trigger": "recovery",
+        "graph_fingerprint": request["graph_fingerprint"],
+        "prior_root_work_id": "w-root",
+        "created_at": request["created_at"],
+    }
     receipt = record(plan_dir / "review.json")
     assert receipt["candidate_sha256"] == sha256(plan_dir / "candidate.json") == sha256(plan_dir / "proposal.json")
     assert receipt["outcome"] == "approved" and [r["reviewer"] for r in receipt["reviews"]] == ["critic"]
     plan_log = events(plan_dir / "events.jsonl")
-    assert [(e["event"], e["actor"]) for e in plan_log] == [("plan.reviewed", "supervisor"),
-                                                           ("plan.proposed", "supervisor")]
+    assert [(e["event"], e["actor"]) for e in plan_log] == [
+        ("plan.reviewed", "supervisor"),
+        ("plan.proposed", "supervisor"),
+    ]
     assert plan_log[0]["candidate_sha256"] == receipt["candidate_sha256"]
     planner_input = record(plan_dir / "planner-input.json")
-    assert {"schema_version", "role", "plan_id", "sequence", "trigger", "goal", "instructions", "active_root_work_id",
-            "generation", "budgets", "latest_plan", "templates", "work", "reply_schema"} <= set(planner_input)
-    assert set(planner_input["budgets"]) == {"replans_remaining", "attempts_remaining", "max_work_items_per_plan",
-                                             "work_items_remaining", "milestones_remaining"}
-    assert planner_input["templates"] == {"implement": {"root": True, "max_attempts": 3},
-                                          "investigate": {"root": False, "max_attempts": 2}}
-    assert set(planner_input["work"][0]) == {"id", "title", "objective", "acceptance", "state", "attempts_used",
-                                             "proof_summary"}
+    assert {
+        "schema_version",
+        "role",
+        "plan_id",
+        "sequence",
+        "trigger",
+        "goal",
+        "instructions",
+        "active_root_work_id",
+        "generation",
+        "budgets",
+        "latest_plan",
+        "templates",
+        "work",
+        "reply_schema",
+    } <= set(planner_input)
+    assert set(planner_input["budgets"]) == {
+        "replans_remaining",
+        "attempts_remaining",
+        "max_work_items_per_plan",
+        "work_items_remaining",
+        "milestones_remaining",
+    }
+    assert planner_input["templates"] == {
+        "implement": {"root": True, "max_attempts": 3},
+        "investigate": {"root": False, "max_attempts": 2},
+    }
+    assert set(planner_input["work"][0]) == {
+        "id",
+        "title",
+        "objective",
+        "acceptance",
+        "state",
+        "attempts_used",
+        "proof_summary",
+    }
 
     # a tick of a goal that needs a human writes nothing outside cache/
     before = tree_bytes(root)
     tick, pending, shown, plan_doc = calls(
-        harn, (0, ["supervisor", "tick", goal_id]), (0, ["pending"]), (0, ["supervisor", "show", goal_id]),
-        (0, ["supervisor", "plan", "show", goal_id, plan_id]))
+        harn,
+        (0, ["supervisor", "tick", goal_id]),
+        (0, ["pending"]),
+        (0, ["supervisor", "show", goal_id]),
+        (0, ["supervisor", "plan", "show", goal_id, plan_id]),
+    )
     assert tree_bytes(root) == before and tick["dispatches"] == 0
-    assert pending == {"pending": [{"kind": "review_plan", "goal_id": goal_id, "plan_id": plan_id, "work_id": None,
-                                    "approval_id": None, "reason": shown["reason"]}]}
+    assert pending == {
+        "pending": [
+            {
+                "kind": "review_plan",
+                "goal_id": goal_id,
+                "plan_id": plan_id,
+                "work_id": None,
+                "approval_id": None,
+                "reason": shown["reason"],
+            }
+        ]
+    }
     assert request["graph_fingerprint"] == fingerprint(root, shown), "the graph has not moved since the request"
     assert PLAN_FIELDS | {"request", "planner_input", "proposal", "review", "events"} <= set(plan_doc)
     assert plan_doc["request"] == request and plan_doc["events"] == plan_log
@@ -428,8 +669,10 @@ def test_replan_with_review_then_approve_materializes_a_new_generation(harn: Har
     assert shown["root_work_id"] == f"{plan_id}-implement"
     assert shown["governed_work_ids"] == ["w-root", f"{plan_id}-investigate", f"{plan_id}-implement"]
     assert [(w["id"], w["active"], w["state"]) for w in shown["work"]] == [
-        (f"{plan_id}-implement", True, "waiting"), (f"{plan_id}-investigate", True, "ready"),
-        ("w-root", False, "blocked")]
+        (f"{plan_id}-implement", True, "waiting"),
+        (f"{plan_id}-investigate", True, "ready"),
+        ("w-root", False, "blocked"),
+    ]
     assert shown["plans"][0]["status"] == "applied" and shown["plans"][0]["reason"] is None
     assert shown["plans"][0]["work_ids"] == event["work_ids"]
     superseded = error(harn, 3, "work", "run", "w-root")
@@ -450,8 +693,19 @@ def test_attention_plans_retry_with_guidance_until_the_replan_budget_is_spent(ha
     failing_root(harn, files, "w-a")
     failing_root(harn, files, "w-b")
     for goal_id, team, work_id in (("g-a", team_a, "w-a"), ("g-b", team_b, "w-b")):
-        call(harn, "supervisor", "create", "--team", str(team), "--replanning", str(replanning), "--root-work",
-             work_id, "--id", goal_id)
+        call(
+            harn,
+            "supervisor",
+            "create",
+            "--team",
+            str(team),
+            "--replanning",
+            str(replanning),
+            "--root-work",
+            work_id,
+            "--id",
+            goal_id,
+        )
     run_a, run_b = calls(harn, (0, ["supervisor", "run", "g-a"]), (0, ["supervisor", "run", "g-b"]))
     goal = run_a["goal"]
     plan_a = goal["attention_plan_id"]
@@ -461,10 +715,14 @@ def test_attention_plans_retry_with_guidance_until_the_replan_budget_is_spent(ha
     proposal = record(plan_dir / "proposal.json")
     assert (proposal["decision"], proposal["root"], proposal["work"]) == ("attention", None, [])
     assert [(e["event"], e.get("reason")) for e in events(plan_dir / "events.jsonl")] == [
-        ("plan.proposed", None), ("plan.attention", unsure["rationale"])]
+        ("plan.proposed", None),
+        ("plan.attention", unsure["rationale"]),
+    ]
     pending = call(harn, "pending")["pending"]
     assert {(p["kind"], p["goal_id"], p["plan_id"]) for p in pending} == {
-        ("retry_plan", "g-a", plan_a), ("retry_plan", "g-b", run_b["goal"]["attention_plan_id"])}
+        ("retry_plan", "g-a", plan_a),
+        ("retry_plan", "g-b", run_b["goal"]["attention_plan_id"]),
+    }
 
     # seed 000 on g-b: the graph moved (an operator reopened the root), so the attention plan is stale
     plan_b = run_b["goal"]["attention_plan_id"]
@@ -478,7 +736,10 @@ def test_attention_plans_retry_with_guidance_until_the_replan_budget_is_spent(ha
     )
     assert "stale" in refusals[2]["error"]["message"]
     assert (refusals[3]["state"], refusals[3]["next_action"], refusals[3]["attention_plan_id"]) == (
-        "ready", "run", None)
+        "ready",
+        "run",
+        None,
+    )
 
     guidance = "Use the durable queue: the v2 one"
     retried = call(harn, "supervisor", "plan", "retry", "g-a", plan_a, "--reason", guidance)
@@ -491,8 +752,7 @@ def test_attention_plans_retry_with_guidance_until_the_replan_budget_is_spent(ha
     )
     assert repeat == {"outcome": "already_done", "event": retried["event"]}
     assert "different reason" in different["error"]["message"]
-    assert (shown["state"], shown["next_action"], shown["latest_plan_status"]) == ("ready", "replan",
-                                                                                  "retry_requested")
+    assert (shown["state"], shown["next_action"], shown["latest_plan_status"]) == ("ready", "replan", "retry_requested")
     assert shown["plans"][0]["reason"] == guidance and shown["attention_plan_id"] is None
 
     aborted = root / ".harnery/supervisors/g-a/plans/plan-0002-0badc0de"
@@ -504,8 +764,7 @@ def test_attention_plans_retry_with_guidance_until_the_replan_budget_is_spent(ha
     assert (goal["state"], goal["next_action"]) == ("awaiting_attention", "none")
     assert (goal["replans_used"], goal["replans_remaining"]) == (2, 0)
     latest = record(root / ".harnery/supervisors/g-a/plans" / plan_2 / "planner-input.json")["latest_plan"]
-    assert latest == {"id": plan_a, "status": "retry_requested", "reason": guidance,
-                      "rationale": unsure["rationale"]}
+    assert latest == {"id": plan_a, "status": "retry_requested", "reason": guidance, "rationale": unsure["rationale"]}
     no_slot, old_repeat, pending = calls(
         harn,
         (3, ["supervisor", "plan", "retry", "g-a", plan_2, "--reason", "once more"]),
@@ -520,14 +779,35 @@ def test_attention_plans_retry_with_guidance_until_the_replan_budget_is_spent(ha
 
 
 def test_a_mission_plans_its_milestones_and_completes(harn: Harn, files: Path) -> None:
-    first = {"decision": "apply", "rationale": "Build the first milestone.",
-             "work": [{"key": "build", "title": "Build it", "objective": "Build the queue.", "acceptance": ["built"],
-                       "template": "implement"}],
-             "milestone": {"sequence": 1, "title": "M1", "objective": "A durable queue.", "acceptance": ["built"]}}
+    first = {
+        "decision": "apply",
+        "rationale": "Build the first milestone.",
+        "work": [
+            {
+                "key": "build",
+                "title": "Build it",
+                "objective": "Build the queue.",
+                "acceptance": ["built"],
+                "template": "implement",
+            }
+        ],
+        "milestone": {"sequence": 1, "title": "M1", "objective": "A durable queue.", "acceptance": ["built"]},
+    }
     done = {"decision": "complete", "rationale": "The mission's acceptance holds.", "work": []}
     team = scripted_team(files, first, done)
-    created = call(harn, "supervisor", "create", "--team", str(team), "--mission", str(files / "mission.json"),
-                   "--replanning", str(plain_replanning(files)), "--id", "g-m")
+    created = call(
+        harn,
+        "supervisor",
+        "create",
+        "--team",
+        str(team),
+        "--mission",
+        str(files / "mission.json"),
+        "--replanning",
+        str(plain_replanning(files)),
+        "--id",
+        "g-m",
+    )
     assert (created["state"], created["next_action"], created["root_work_id"]) == ("ready", "plan_initial", None)
     mission = record(harn.root / ".harnery/supervisors/g-m/goal.json")["mission"]
     assert mission == json.loads((files / "mission.json").read_text())
@@ -552,36 +832,67 @@ def test_a_mission_plans_its_milestones_and_completes(harn: Harn, files: Path) -
 
 
 def test_a_parked_attempt_takes_exactly_one_decision_and_resumes_the_same_run(harn: Harn, files: Path) -> None:
-    call(harn, "work", "create", "Read the logs", str(files / "templates" / "investigate.py"), "--objective",
-         "Find the cause", "--accept", "cause written down", "--id", "w-logs")
+    call(
+        harn,
+        "work",
+        "create",
+        "Read the logs",
+        str(files / "templates" / "investigate.py"),
+        "--objective",
+        "Find the cause",
+        "--accept",
+        "cause written down",
+        "--id",
+        "w-logs",
+    )
     parked = call(harn, "work", "run", "w-logs")
     approval_id = f"apr-{parked['run_id']}-1"
     assert (parked["status"], parked["approval_id"]) == ("parked", approval_id)
     request = record(harn.root / ".harnery/approvals" / approval_id / "request.json")
-    assert request == {"schema_version": 1, "id": approval_id, "run_id": parked["run_id"], "work_id": "w-logs",
-                       "goal_id": None, "question": "May I read the production logs?",
-                       "details": "Read-only, last 24 hours.", "requested_at": request["requested_at"]}
+    assert request == {
+        "schema_version": 1,
+        "id": approval_id,
+        "run_id": parked["run_id"],
+        "work_id": "w-logs",
+        "goal_id": None,
+        "question": "May I read the production logs?",
+        "details": "Read-only, last 24 hours.",
+        "requested_at": request["requested_at"],
+    }
     finished = work_log(harn.root, "w-logs")[-1]
-    assert (finished["event"], finished["status"], finished["approval_id"]) == ("attempt.finished", "parked",
-                                                                              approval_id)
+    assert (finished["event"], finished["status"], finished["approval_id"]) == (
+        "attempt.finished",
+        "parked",
+        approval_id,
+    )
     pending, shown = calls(harn, (0, ["pending"]), (0, ["work", "show", "w-logs"]))
     assert [(p["kind"], p["goal_id"], p["work_id"], p["approval_id"]) for p in pending["pending"]] == [
-        ("approval", None, "w-logs", approval_id)]
+        ("approval", None, "w-logs", approval_id)
+    ]
     assert (shown["state"], shown["next_action"]) == ("awaiting_approval", "resolve_approval")
 
     def decide(verdict: str, actor: str) -> subprocess.CompletedProcess[str]:
-        return harn("approval", verdict, approval_id, "--reason", f"{actor} says {verdict}", "--actor", actor,
-                    "--json")
+        return harn("approval", verdict, approval_id, "--reason", f"{actor} says {verdict}", "--actor", actor, "--json")
 
     with ThreadPoolExecutor(max_workers=4) as pool:
-        racers = list(pool.map(lambda pair: decide(*pair), [("approve", "ann"), ("approve", "bob"),
-                                                             ("approve", "cat"), ("deny", "dan")]))
+        racers = list(
+            pool.map(
+                lambda pair: decide(*pair),
+                [("approve", "ann"), ("approve", "bob"), ("approve", "cat"), ("deny", "dan")],
+            )
+        )
     documents = [json.loads(r.stdout) for r in racers]
     winners = [d["event"] for d in documents if d.get("outcome") == "applied"]
     assert len(winners) == 1, documents
     decision = record(harn.root / ".harnery/approvals" / approval_id / "decision.json")
-    assert decision == winners[0] and set(decision) == {"schema_version", "approval_id", "verdict", "actor",
-                                                        "reason", "decided_at"}
+    assert decision == winners[0] and set(decision) == {
+        "schema_version",
+        "approval_id",
+        "verdict",
+        "actor",
+        "reason",
+        "decided_at",
+    }
     for (verdict, _), result, document in zip(
         [("approve", "ann"), ("approve", "bob"), ("approve", "cat"), ("deny", "dan")], racers, documents, strict=True
     ):
@@ -608,8 +919,19 @@ def test_a_parked_attempt_takes_exactly_one_decision_and_resumes_the_same_run(ha
 
 
 def test_a_lost_attempt_is_a_charged_failure_recorded_by_the_next_writer(harn: Harn, files: Path) -> None:
-    call(harn, "work", "create", "Crash", str(files / "templates" / "implement.py"), "--objective", "o",
-         "--accept", "c", "--id", "w-lost")
+    call(
+        harn,
+        "work",
+        "create",
+        "Crash",
+        str(files / "templates" / "implement.py"),
+        "--objective",
+        "o",
+        "--accept",
+        "c",
+        "--id",
+        "w-lost",
+    )
     killed = harn("work", "run", "w-lost", "--json", env={"HARN_FAULT": "run.attempt_process_started:1"})
     assert killed.returncode == 137
     shown = call(harn, "work", "show", "w-lost")
@@ -620,7 +942,11 @@ def test_a_lost_attempt_is_a_charged_failure_recorded_by_the_next_writer(harn: H
     log = work_log(harn.root, "w-lost")
     lost = log[2]
     assert (lost["event"], lost["status"], lost["reason"], lost["actor"]) == (
-        "attempt.finished", "failed", "lost", "supervisor")
+        "attempt.finished",
+        "failed",
+        "lost",
+        "supervisor",
+    )
     assert lost["run_id"] == log[1]["run_id"] and log[3]["event"] == "attempt.started"
     prior = record(harn.root / ".harnery/runs" / retried["run_id"] / "manifest.json")["attempt"]["prior"]
     assert set(prior) == {"run_id", "summary", "unsatisfied", "class"} and prior["run_id"] == log[1]["run_id"]
@@ -649,12 +975,18 @@ def test_a_changed_template_refuses_the_run_and_records_nothing(harn: Harn, file
 
 def test_the_demo_tree_is_consistent_with_the_spec(tmp_path: Path) -> None:
     demo = tmp_path / "demo"
-    built = subprocess.run([sys.executable, "-m", "harn_tui", "demo", "--no-tui", str(demo), "--json"],
-                           capture_output=True, text=True, env=harn_env(), timeout=120)
+    built = subprocess.run(
+        [sys.executable, "-m", "harn_tui", "demo", "--no-tui", str(demo), "--json"],
+        capture_output=True,
+        text=True,
+        env=harn_env(),
+        timeout=120,
+    )
     assert built.returncode == 0, built.stderr
     harn = Harn(demo)
-    listing, pending, verify, work = calls(harn, (0, ["supervisor", "list"]), (0, ["pending"]), (0, ["verify"]),
-                                           (0, ["work", "list"]))
+    listing, pending, verify, work = calls(
+        harn, (0, ["supervisor", "list"]), (0, ["pending"]), (0, ["verify"]), (0, ["work", "list"])
+    )
     assert verify == {"ok": True, "problems": []} and listing["problems"] == []
     kinds = {p["kind"] for p in pending["pending"]}
     assert kinds == {"review_plan", "retry_plan", "review_work", "approval"}
@@ -665,8 +997,10 @@ def test_the_demo_tree_is_consistent_with_the_spec(tmp_path: Path) -> None:
         assert set(goal) >= SHOW_FIELDS and goal["reason"]
         assert (goal["pending_plan_id"] is not None) == (goal["next_action"] == "review_plan")
         assert (goal["attention_plan_id"] is not None) == (
-            goal["state"] == "awaiting_attention" and goal["next_action"] in ("retry_plan", "none")
-            and goal["latest_plan_status"] == "attention")
+            goal["state"] == "awaiting_attention"
+            and goal["next_action"] in ("retry_plan", "none")
+            and goal["latest_plan_status"] == "attention"
+        )
         assert [p["sequence"] for p in goal["plans"]] == list(range(1, len(goal["plans"]) + 1))
         assert all(set(p) >= PLAN_FIELDS and PLAN_ID.match(p["id"]) for p in goal["plans"])
         active = [w["active"] for w in goal["work"]]
@@ -691,14 +1025,20 @@ def test_the_demo_tree_is_consistent_with_the_spec(tmp_path: Path) -> None:
 
 
 def test_a_torn_tail_is_reported_by_readers_and_repaired_by_the_next_writer(harn: Harn, files: Path) -> None:
-    call(harn, "work", "create", "Torn", str(files / "templates" / "implement.py"), "--objective", "o",
-         "--id", "w-torn")
+    call(
+        harn, "work", "create", "Torn", str(files / "templates" / "implement.py"), "--objective", "o", "--id", "w-torn"
+    )
     call(harn, "supervisor", "create", "--team", str(files / "team.json"), "--root-work", "w-torn", "--id", "g-t")
     log = harn.root / ".harnery/work/w-torn/events.jsonl"
     with log.open("ab") as handle:
         handle.write(b'{"schema_version":1,"seq":2,"ts":"2026')
-    shown, listing, verify, work = calls(harn, (0, ["supervisor", "show", "g-t"]), (0, ["supervisor", "list"]),
-                                         (5, ["verify"]), (0, ["work", "show", "w-torn"]))
+    shown, listing, verify, work = calls(
+        harn,
+        (0, ["supervisor", "show", "g-t"]),
+        (0, ["supervisor", "list"]),
+        (5, ["verify"]),
+        (0, ["work", "show", "w-torn"]),
+    )
     assert (shown["state"], shown["next_action"]) == ("ready", "run"), "a torn tail alone is not corruption"
     assert [p["path"] for p in shown["problems"]] == [str(log)]
     assert [p["path"] for p in listing["problems"]] == [str(log)]
@@ -712,8 +1052,7 @@ def test_a_torn_tail_is_reported_by_readers_and_repaired_by_the_next_writer(harn
 
 
 def test_unreadable_records_fail_closed_with_exit_5_and_list_reports_them(harn: Harn, files: Path) -> None:
-    call(harn, "work", "create", "Root", str(files / "templates" / "implement.py"), "--objective", "o",
-         "--id", "w-bad")
+    call(harn, "work", "create", "Root", str(files / "templates" / "implement.py"), "--objective", "o", "--id", "w-bad")
     call(harn, "supervisor", "create", "--team", str(files / "team.json"), "--root-work", "w-bad", "--id", "g-bad")
     goal_file = harn.root / ".harnery/supervisors/g-bad/goal.json"
     goal_file.chmod(0o600)
@@ -770,8 +1109,7 @@ def test_bad_input_is_exit_2_even_where_there_is_no_tree(tmp_path: Path) -> None
 
 
 def test_goal_creation_inputs_are_bounded_and_fail_closed(harn: Harn, files: Path) -> None:
-    call(harn, "work", "create", "Root", str(files / "templates" / "implement.py"), "--objective", "o",
-         "--id", "w-ok")
+    call(harn, "work", "create", "Root", str(files / "templates" / "implement.py"), "--objective", "o", "--id", "w-ok")
     broken = harn.root / ".harnery/work/w-broken"
     broken.mkdir(mode=0o700)
     (broken / "intent.json").write_text('{"schema_version": 1, "id": "w-broken"}')

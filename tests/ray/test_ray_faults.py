@@ -32,8 +32,18 @@ ON_HEAD = {"HARN_RAY_RESOURCES": '{"head": 1}'}
 
 def create(harn: Harn, mode: str, work_id: str) -> None:
     """A standalone item of the probe template doing `mode` (its objective)."""
-    harn.json("work", "create", work_id, str(RAY_TEMPLATES / "probe.py"), "--objective", mode, "--accept", "done",
-              "--id", work_id)
+    harn.json(
+        "work",
+        "create",
+        work_id,
+        str(RAY_TEMPLATES / "probe.py"),
+        "--objective",
+        mode,
+        "--accept",
+        "done",
+        "--id",
+        work_id,
+    )
 
 
 def charged(harn: Harn, work_id: str) -> int:
@@ -69,8 +79,13 @@ def number_after(line: str, word: str) -> int:
 
 
 def harn_process(root: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
-    return subprocess.Popen([sys.executable, "-m", "harn_tui", "--root", str(root), *args, "--json"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=harn_env(env))
+    return subprocess.Popen(
+        [sys.executable, "-m", "harn_tui", "--root", str(root), *args, "--json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=harn_env(env),
+    )
 
 
 def test_a_megabyte_of_transcript_arrives_in_order_and_complete(ray_cluster: LocalCluster, harn: Harn) -> None:
@@ -120,8 +135,9 @@ def test_a_template_changed_after_freezing_is_refused_by_the_host_and_on_the_wor
     template = tmp_path / "changing.py"
     template.write_bytes((RAY_TEMPLATES / "probe.py").read_bytes())
     template.chmod(0o755)
-    harn.json("work", "create", "Changing", str(template), "--objective", "megabyte", "--accept", "done",
-              "--id", "work-ch")
+    harn.json(
+        "work", "create", "Changing", str(template), "--objective", "megabyte", "--accept", "done", "--id", "work-ch"
+    )
     template.write_bytes(template.read_bytes() + b"# changed\n")
     before = tree_bytes(harn.root)
     refused = harn.json(*on_ray(ray_cluster, "work", "run", "work-ch"), expect=3)
@@ -141,8 +157,9 @@ def test_a_template_changed_after_freezing_is_refused_by_the_host_and_on_the_wor
 
 def test_the_timeout_is_enforced_inside_the_task_and_charged(ray_cluster: LocalCluster, harn: Harn) -> None:
     create(harn, "hang", "work-hang")
-    result = harn.json(*on_ray(ray_cluster, "work", "run", "work-hang"), env={"HARN_ATTEMPT_TIMEOUT_S": "3",
-                                                                              "HARN_KILL_GRACE_S": "1"})
+    result = harn.json(
+        *on_ray(ray_cluster, "work", "run", "work-hang"), env={"HARN_ATTEMPT_TIMEOUT_S": "3", "HARN_KILL_GRACE_S": "1"}
+    )
     assert result["status"] == "failed" and result["class"] is None
     assert result["reason"].startswith("timeout: the template ran longer than 3 s")
     [line] = transcript_lines(harn.root, result["run_id"])
@@ -170,8 +187,17 @@ def test_a_lost_node_is_environment_uncharged_and_the_next_tick_retries_on_the_h
     ray_cluster: LocalCluster, harn: Harn, examples: Path
 ) -> None:
     create(harn, "sleepy", "work-node")
-    harn.json("supervisor", "create", "--team", str(examples / "team.json"), "--root-work", "work-node",
-              "--id", "goal-node", "--retry-blocked")
+    harn.json(
+        "supervisor",
+        "create",
+        "--team",
+        str(examples / "team.json"),
+        "--root-work",
+        "work-node",
+        "--id",
+        "goal-node",
+        "--retry-blocked",
+    )
     tick = harn_process(harn.root, *on_ray(ray_cluster, "supervisor", "tick", "goal-node"), env=ON_SECOND)
     line = wait_for_line(harn.root, "pid ", tick)  # streamed while the attempt runs
     raylet = number_after(line, "raylet")
@@ -195,8 +221,9 @@ def test_a_task_that_cannot_enforce_its_timeout_is_force_cancelled_past_the_dead
     ray_cluster: LocalCluster, harn: Harn
 ) -> None:
     create(harn, "sleepy", "work-stuck")
-    running = harn_process(harn.root, *on_ray(ray_cluster, "work", "run", "work-stuck"),
-                           env={"HARN_ATTEMPT_TIMEOUT_S": "2"})
+    running = harn_process(
+        harn.root, *on_ray(ray_cluster, "work", "run", "work-stuck"), env={"HARN_ATTEMPT_TIMEOUT_S": "2"}
+    )
     template = number_after(wait_for_line(harn.root, "pid ", running), "pid")
     worker = int(Path(f"/proc/{template}/stat").read_text().rsplit(")", 1)[1].split()[1])
     os.kill(worker, signal.SIGSTOP)  # the task's own clock stops with it

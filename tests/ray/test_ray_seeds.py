@@ -61,19 +61,48 @@ def tree_records(root: Path) -> list[tuple[str, Any]]:
 
 def seed_001(harn: Harn, tmp: Path, examples: Path, executor: tuple[str, ...]) -> list[Any]:
     """A failed root replaced by an approved recovery root (the planner on the host, attempts on `executor`)."""
-    docs = [harn.json("work", "create", "Lock-based job queue", str(LOOP / "fail.py"), "--objective", "Keep jobs safe.",
-                      "--accept", "no job is lost across a crash", "--max-attempts", "1", "--id", "root-work")]
+    docs = [
+        harn.json(
+            "work",
+            "create",
+            "Lock-based job queue",
+            str(LOOP / "fail.py"),
+            "--objective",
+            "Keep jobs safe.",
+            "--accept",
+            "no job is lost across a crash",
+            "--max-attempts",
+            "1",
+            "--id",
+            "root-work",
+        )
+    ]
     team, replanning = write_goal_files(tmp, examples, "recovery_planner.py")
-    docs.append(harn.json("supervisor", "create", "--team", str(team), "--replanning", str(replanning),
-                          "--root-work", "root-work", "--id", "goal-seed-001"))
+    docs.append(
+        harn.json(
+            "supervisor",
+            "create",
+            "--team",
+            str(team),
+            "--replanning",
+            str(replanning),
+            "--root-work",
+            "root-work",
+            "--id",
+            "goal-seed-001",
+        )
+    )
     first = harn.json("supervisor", "run", "goal-seed-001", *executor)
     assert first["stop_reason"] == "needs_human" and [o["status"] for o in first["outcomes"]] == ["failed", "proposed"]
     plan_id = first["goal"]["pending_plan_id"]
     docs += [first, harn.json("supervisor", "plan", "approve", "goal-seed-001", plan_id)]
     second = harn.json("supervisor", "run", "goal-seed-001", *executor)
     assert second["goal"]["next_action"] == "review"
-    docs += [second, harn.json("work", "accept", second["outcomes"][0]["work_id"]),
-             harn.json("supervisor", "show", "goal-seed-001")]
+    docs += [
+        second,
+        harn.json("work", "accept", second["outcomes"][0]["work_id"]),
+        harn.json("supervisor", "show", "goal-seed-001"),
+    ]
     assert docs[-1]["state"] == "succeeded" and docs[-1]["attempts_used"] == 2
     return docs
 
@@ -81,11 +110,38 @@ def seed_001(harn: Harn, tmp: Path, examples: Path, executor: tuple[str, ...]) -
 def seed_003(harn: Harn, examples: Path, executor: tuple[str, ...]) -> list[Any]:
     """A standalone review cycle: run, reopen with findings, run again (the findings reach the template), accept."""
     template = str(examples / "templates" / "implement.py")
-    docs = [harn.json("work", "create", "Add a queue", template, "--objective", "Make a durable queue",
-                      "--accept", "tests pass", "--accept", "docs written", "--id", "work-queue")]
+    docs = [
+        harn.json(
+            "work",
+            "create",
+            "Add a queue",
+            template,
+            "--objective",
+            "Make a durable queue",
+            "--accept",
+            "tests pass",
+            "--accept",
+            "docs written",
+            "--id",
+            "work-queue",
+        )
+    ]
     docs.append(harn.json("work", "run", "work-queue", *executor))
-    docs.append(harn.json("--actor", "alice", "work", "reopen", "work-queue", "--finding", "docs are thin",
-                          "--finding", "no crash test", "--reason", "needs more"))
+    docs.append(
+        harn.json(
+            "--actor",
+            "alice",
+            "work",
+            "reopen",
+            "work-queue",
+            "--finding",
+            "docs are thin",
+            "--finding",
+            "no crash test",
+            "--reason",
+            "needs more",
+        )
+    )
     second = harn.json("work", "run", "work-queue", *executor)
     assert (second["trigger"], second["attempt"], second["status"]) == ("reopen", 2, "passed")
     docs.append(second)

@@ -20,10 +20,19 @@ def closed_address() -> str:
 
 
 def goal_with_ready_work(harn: Harn, examples: Path) -> None:
-    harn.json("work", "create", "A", str(examples / "templates" / "implement.py"), "--objective", "o",
-              "--accept", "done", "--id", "work-a")
-    harn.json("supervisor", "create", "--team", str(examples / "team.json"), "--root-work", "work-a",
-              "--id", "goal-a")
+    harn.json(
+        "work",
+        "create",
+        "A",
+        str(examples / "templates" / "implement.py"),
+        "--objective",
+        "o",
+        "--accept",
+        "done",
+        "--id",
+        "work-a",
+    )
+    harn.json("supervisor", "create", "--team", str(examples / "team.json"), "--root-work", "work-a", "--id", "goal-a")
 
 
 def test_an_unreachable_cluster_records_nothing(harn: Harn, root: Path, examples: Path) -> None:
@@ -48,9 +57,25 @@ def test_serve_backs_off_an_unreachable_cluster(harn: Harn, root: Path, examples
     goal_with_ready_work(harn, examples)
     address = closed_address()
     serve = subprocess.Popen(
-        [sys.executable, "-m", "harn_tui", "--root", str(root), "supervisor", "serve", "--wake-interval", "0.2",
-         "--executor", "ray", "--ray-address", address],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=harn_env(),
+        [
+            sys.executable,
+            "-m",
+            "harn_tui",
+            "--root",
+            str(root),
+            "supervisor",
+            "serve",
+            "--wake-interval",
+            "0.2",
+            "--executor",
+            "ray",
+            "--ray-address",
+            address,
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=harn_env(),
     )
     try:
         deadline = time.monotonic() + 60

@@ -52,8 +52,15 @@ class Child:
         return json.loads(self.stdout) if self.stdout.strip() else None
 
 
-def run_cli(root: Path, argv: list[str], *, fault: str | None = None, trace: Path | None = None,
-            out: Path | None = None, user: int | None = None) -> Child:
+def run_cli(
+    root: Path,
+    argv: list[str],
+    *,
+    fault: str | None = None,
+    trace: Path | None = None,
+    out: Path | None = None,
+    user: int | None = None,
+) -> Child:
     """`harn --root ROOT ARGV...` in a forked child; `fault` is a `HARN_FAULT` value, `trace` a trace file;
     `user` a uid (and gid) the child becomes first (root ignores file modes; `out` must be writable for it)."""
     out = out or root.parent / f".{root.name}.out"
@@ -164,7 +171,8 @@ def check_projection(layout: Layout) -> None:
             for work_id in plan.work_ids:
                 events = log_events(layout.work(work_id) / "events.jsonl")
                 assert (layout.work(work_id) / "intent.json").is_file() and events[:1] == ["work.created"], (
-                    f"plan {plan.id} projects applied but {work_id} is not materialized")
+                    f"plan {plan.id} projects applied but {work_id} is not materialized"
+                )
 
 
 def log_lines(path: Path) -> list[dict[str, Any]]:
@@ -257,8 +265,9 @@ def run_matrix(transition: Transition, workdir: Path, *, only: Iterable[str] | N
     return MatrixResult(cases, failures, reached)
 
 
-def _run_cases(transition: Transition, base: Path, ctx: dict[str, Any], argv: list[str], cases: list[str],
-               directory: Path) -> list[str]:
+def _run_cases(
+    transition: Transition, base: Path, ctx: dict[str, Any], argv: list[str], cases: list[str], directory: Path
+) -> list[str]:
     directory.mkdir()
     before = snapshot(base)
     pids = []
@@ -284,8 +293,15 @@ def _run_cases(transition: Transition, base: Path, ctx: dict[str, Any], argv: li
     return failures
 
 
-def _one_case(transition: Transition, base: Path, ctx: dict[str, Any], argv: list[str], case: str,
-              directory: Path, before: dict[str, bytes]) -> str:
+def _one_case(
+    transition: Transition,
+    base: Path,
+    ctx: dict[str, Any],
+    argv: list[str],
+    case: str,
+    directory: Path,
+    before: dict[str, bytes],
+) -> str:
     """'' when the case holds, else a message naming the case and what broke."""
     root = directory / case.replace(":", "-")
     try:

@@ -105,6 +105,7 @@ def is_run_file(path: Path) -> bool:
 
 # ----- corruptions: each changes the tree and says whether a reader must notice (certain) or may not
 
+
 @dataclass(frozen=True)
 class Damage:
     kind: str
@@ -249,6 +250,7 @@ def linked_directory(path: Path, outside: Path) -> Damage:
 
 
 # ----- snapshots that never read a huge file whole
+
 
 def snapshot(directory: Path) -> dict[str, object]:
     """Every entry under `directory` (leases, presence and cache aside) without following links: small files by

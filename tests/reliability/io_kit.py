@@ -75,8 +75,11 @@ def tmpfs(mount: Path, size: str = "4m") -> Iterator[Disk]:
     if problem is not None:
         raise MountImpossible(problem)
     mount.mkdir(parents=True, exist_ok=True)
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size},mode=0755", f"harn-io-{uuid.uuid4().hex[:6]}",
-                           str(mount)], capture_output=True, text=True)
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", f"size={size},mode=0755", f"harn-io-{uuid.uuid4().hex[:6]}", str(mount)],
+        capture_output=True,
+        text=True,
+    )
     if done.returncode != 0:
         raise MountImpossible(f"cannot mount a tmpfs at {mount}: {done.stderr.strip() or done.returncode}")
     try:

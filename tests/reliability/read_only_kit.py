@@ -17,19 +17,32 @@ from tests.tui import scenarios as s
 NOBODY = 65534
 APPROVAL = "apr-run-migrate-1-1"
 READS = [
-    ["supervisor", "list"], ["supervisor", "show", s.PLAN_GOAL], ["supervisor", "show", s.CORRUPT_GOAL],
-    ["supervisor", "show", s.PLAN_GOAL, "--at", "2099-01-01T00:00:00Z"], ["supervisor", "history", s.PLAN_GOAL],
-    ["supervisor", "status"], ["supervisor", "plan", "list", s.PLAN_GOAL],
+    ["supervisor", "list"],
+    ["supervisor", "show", s.PLAN_GOAL],
+    ["supervisor", "show", s.CORRUPT_GOAL],
+    ["supervisor", "show", s.PLAN_GOAL, "--at", "2099-01-01T00:00:00Z"],
+    ["supervisor", "history", s.PLAN_GOAL],
+    ["supervisor", "status"],
+    ["supervisor", "plan", "list", s.PLAN_GOAL],
     ["supervisor", "plan", "show", s.PLAN_GOAL, s.PENDING_PLAN],
-    ["supervisor", "plan", "diff", s.PLAN_GOAL, s.PENDING_PLAN], ["work", "list"], ["work", "show", "docs"],
-    ["work", "diff", "greet"], ["approval", "list"], ["approval", "show", APPROVAL], ["pending"], ["verify"],
-    ["schema"], ["fault-points"], ["template", "list"],
+    ["supervisor", "plan", "diff", s.PLAN_GOAL, s.PENDING_PLAN],
+    ["work", "list"],
+    ["work", "show", "docs"],
+    ["work", "diff", "greet"],
+    ["approval", "list"],
+    ["approval", "show", APPROVAL],
+    ["pending"],
+    ["verify"],
+    ["schema"],
+    ["fault-points"],
+    ["template", "list"],
 ]
 WRITES = [
     ["supervisor", "plan", "approve", s.PLAN_GOAL, s.PENDING_PLAN],
     ["supervisor", "plan", "reject", s.PLAN_GOAL, s.PENDING_PLAN, "--reason", "no"],
     ["work", "accept", "docs", "--dispose", "f1=fixed", "--dispose", "f2=fixed"],
-    ["approval", "deny", APPROVAL, "--reason", "no"], ["supervisor", "tick", s.PLAN_GOAL],
+    ["approval", "deny", APPROVAL, "--reason", "no"],
+    ["supervisor", "tick", s.PLAN_GOAL],
     ["supervisor", "run", s.REVIEW_GOAL],
 ]
 
@@ -76,8 +89,11 @@ async def drive_console(root: Path) -> dict[str, Any]:
         await settle(pilot, app)
         await wait_until(pilot, lambda: any("|refused: reject plan" in n for n in notices(app)), timeout=10)
         return {
-            "goals": len(app.main.query_one(GoalsPanel).rows), "presence_off": app.presence_off,
-            "header": str(app.main.query_one(HeaderBar).content), "banner": banner, "notices": notices(app),
+            "goals": len(app.main.query_one(GoalsPanel).rows),
+            "presence_off": app.presence_off,
+            "header": str(app.main.query_one(HeaderBar).content),
+            "banner": banner,
+            "notices": notices(app),
             "running": app.is_running,
         }
 

@@ -86,8 +86,10 @@ class Chaos:
 
     def summary(self) -> str:
         kinds = ", ".join(f"{kind} {n}" for kind, n in sorted(self.kills.items())) or "none"
-        return (f"chaos: {sum(self.kills.values())} SIGKILLs ({kinds}), {self.windows} disk-full windows "
-                f"({self.full_seconds:.0f} s full in all)")
+        return (
+            f"chaos: {sum(self.kills.values())} SIGKILLs ({kinds}), {self.windows} disk-full windows "
+            f"({self.full_seconds:.0f} s full in all)"
+        )
 
 
 @dataclass
@@ -119,8 +121,9 @@ def child_env() -> dict[str, str]:
 
 def _start(args: list[str], out: Path) -> tuple[subprocess.Popen[bytes], IO[bytes]]:
     handle = out.open("ab")
-    process = subprocess.Popen([sys.executable, *args], cwd=REPO, env=child_env(), stdout=handle,
-                               stderr=subprocess.STDOUT)
+    process = subprocess.Popen(
+        [sys.executable, *args], cwd=REPO, env=child_env(), stdout=handle, stderr=subprocess.STDOUT
+    )
     return process, handle
 
 
@@ -134,8 +137,18 @@ def _last_json(path: Path) -> Any:
     return "\n".join(lines[-15:])
 
 
-def run_soak(*, seconds: float, workers: int = 6, consoles: int = 2, goals: int = 4, spawn_every: float = 15.0,
-             seed: int = 0, directory: Path | None = None, serves: int = 1, chaos: Chaos | None = None) -> SoakResult:
+def run_soak(
+    *,
+    seconds: float,
+    workers: int = 6,
+    consoles: int = 2,
+    goals: int = 4,
+    spawn_every: float = 15.0,
+    seed: int = 0,
+    directory: Path | None = None,
+    serves: int = 1,
+    chaos: Chaos | None = None,
+) -> SoakResult:
     """Build the tree, race for `seconds`, stop everything cleanly, check every invariant. With `chaos`, the
     tree lives on a tmpfs mounted for the run (root only) that fills now and then, and participants are killed."""
     base = directory or Path(tempfile.mkdtemp(prefix="harn-soak-"))
@@ -144,8 +157,20 @@ def run_soak(*, seconds: float, workers: int = 6, consoles: int = 2, goals: int 
     with contextlib.ExitStack() as stack:
         disk = stack.enter_context(tmpfs(base / "disk", chaos.size)) if chaos is not None else None
         root = (disk.mount if disk is not None else base) / "tree"
-        result = _race(root, logs, base, seconds=seconds, workers=workers, consoles=consoles, goals=goals,
-                       spawn_every=spawn_every, seed=seed, serves=serves, chaos=chaos, disk=disk)
+        result = _race(
+            root,
+            logs,
+            base,
+            seconds=seconds,
+            workers=workers,
+            consoles=consoles,
+            goals=goals,
+            spawn_every=spawn_every,
+            seed=seed,
+            serves=serves,
+            chaos=chaos,
+            disk=disk,
+        )
         if disk is not None and not result.ok:  # keep the evidence: the tmpfs goes with the run
             shutil.copytree(root, base / "tree", symlinks=True)
     return result
@@ -179,27 +204,71 @@ class Participant:
         self.handle.close()
 
 
-def _race(root: Path, logs: Path, base: Path, *, seconds: float, workers: int, consoles: int, goals: int,
-          spawn_every: float, seed: int, serves: int, chaos: Chaos | None, disk: Disk | None) -> SoakResult:
+def _race(
+    root: Path,
+    logs: Path,
+    base: Path,
+    *,
+    seconds: float,
+    workers: int,
+    consoles: int,
+    goals: int,
+    spawn_every: float,
+    seed: int,
+    serves: int,
+    chaos: Chaos | None,
+    disk: Disk | None,
+) -> SoakResult:
     layout, assets = build_soak_tree(root, goals)
     started = time.monotonic()
     deadline = started + seconds
     people: dict[str, Participant] = {}
     for number in range(1, serves + 1):
         name = "serve" if number == 1 else f"serve-{number}"
-        people[name] = Participant(name, ["-m", "harn_tui", "--root", str(root), "supervisor", "serve",
-                                          "--wake-interval", "1"], logs / f"{name}.out", timed=False)
+        people[name] = Participant(
+            name,
+            ["-m", "harn_tui", "--root", str(root), "supervisor", "serve", "--wake-interval", "1"],
+            logs / f"{name}.out",
+            timed=False,
+        )
     for number in range(1, consoles + 1):
         name = f"console-{number}"
-        people[name] = Participant(name, ["-m", "tests.reliability.soak_console", "--root", str(root), "--actor",
-                                          name, "--log", str(logs / f"{name}.log.jsonl"), "--quiet-file",
-                                          str(logs / "quiet")], logs / f"{name}.out", timed=True,
-                                   seed_base=(seed * 100 + number) * 1000)
+        people[name] = Participant(
+            name,
+            [
+                "-m",
+                "tests.reliability.soak_console",
+                "--root",
+                str(root),
+                "--actor",
+                name,
+                "--log",
+                str(logs / f"{name}.log.jsonl"),
+                "--quiet-file",
+                str(logs / "quiet"),
+            ],
+            logs / f"{name}.out",
+            timed=True,
+            seed_base=(seed * 100 + number) * 1000,
+        )
     for number in range(1, workers + 1):
         name = f"w{number}"
-        people[name] = Participant(name, ["-m", "tests.reliability.soak_worker", "--root", str(root), "--actor",
-                                          name, "--log", str(logs / f"{name}.log.jsonl")], logs / f"{name}.out",
-                                   timed=True, seed_base=(seed * 100 + 50 + number) * 1000)
+        people[name] = Participant(
+            name,
+            [
+                "-m",
+                "tests.reliability.soak_worker",
+                "--root",
+                str(root),
+                "--actor",
+                name,
+                "--log",
+                str(logs / f"{name}.log.jsonl"),
+            ],
+            logs / f"{name}.out",
+            timed=True,
+            seed_base=(seed * 100 + 50 + number) * 1000,
+        )
     for person in people.values():
         person.start(seconds)
     rng = random.Random(seed)
@@ -278,8 +347,14 @@ def final_states(root: Path) -> dict[str, Counter[str]]:
     """How many goals and work items end in each state (`supervisor list`, `work list`)."""
     found: dict[str, Counter[str]] = {}
     for key, argv in (("goals", ["supervisor", "list"]), ("work", ["work", "list"])):
-        done = subprocess.run([sys.executable, "-m", "harn_tui", "--root", str(root), *argv, "--json"],
-                              capture_output=True, text=True, timeout=300, cwd=REPO, env=child_env())
+        done = subprocess.run(
+            [sys.executable, "-m", "harn_tui", "--root", str(root), *argv, "--json"],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            cwd=REPO,
+            env=child_env(),
+        )
         items = json.loads(done.stdout)[key] if done.returncode == 0 else []
         found[key] = Counter(item["state"] for item in items)
     return found
@@ -298,37 +373,56 @@ def chaos_figures(result: SoakResult) -> str:
     """The chaos soak's figures in one line."""
     c, chaos = result.report.counts, result.chaos
     assert chaos is not None
-    states = "; ".join(f"{key} " + ", ".join(f"{state} {n}" for state, n in sorted(counts.items()))
-                       for key, counts in result.final.items())
-    return (f"chaos soak, {result.seconds:.0f} s: {c['transitions']} operations tried ({c['applied']} applied, "
-            f"{c['already_done']} already done, {c['exit 2'] + c['exit 3'] + c['exit 4']} refused, {c['exit 6']} "
-            f"io-failed, {c['unanswered (killed)']} cut by a kill, {c['maybe-applied, found once']} of those found "
-            f"applied once); {chaos.summary()}; {c['lost unrecorded']} attempts lost with their runner; final: "
-            f"{states}; {len(result.report.violations)} violations")
+    states = "; ".join(
+        f"{key} " + ", ".join(f"{state} {n}" for state, n in sorted(counts.items()))
+        for key, counts in result.final.items()
+    )
+    return (
+        f"chaos soak, {result.seconds:.0f} s: {c['transitions']} operations tried ({c['applied']} applied, "
+        f"{c['already_done']} already done, {c['exit 2'] + c['exit 3'] + c['exit 4']} refused, {c['exit 6']} "
+        f"io-failed, {c['unanswered (killed)']} cut by a kill, {c['maybe-applied, found once']} of those found "
+        f"applied once); {chaos.summary()}; {c['lost unrecorded']} attempts lost with their runner; final: "
+        f"{states}; {len(result.report.violations)} violations"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Race soak: random legal and illegal transitions from many "
-                                                 "processes, then every invariant checked from the journal.")
+    parser = argparse.ArgumentParser(
+        description="Race soak: random legal and illegal transitions from many "
+        "processes, then every invariant checked from the journal."
+    )
     parser.add_argument("--seconds", type=float, default=300.0)
     parser.add_argument("--workers", type=int, default=6)
     parser.add_argument("--consoles", type=int, default=2)
-    parser.add_argument("--serves", type=int, default=1, help="serve loops (more than one race for each goal's "
-                                                                "supervisor.lock)")
+    parser.add_argument(
+        "--serves", type=int, default=1, help="serve loops (more than one race for each goal's supervisor.lock)"
+    )
     parser.add_argument("--goals", type=int, default=4)
     parser.add_argument("--spawn-every", type=float, default=15.0)
     parser.add_argument("--seed", type=int, default=int(time.time()) % 10_000)
     parser.add_argument("--dir", type=Path, default=None)
-    parser.add_argument("--chaos", action="store_true", help="the tree on a tmpfs that fills for a few seconds "
-                        "now and then, and a random participant SIGKILLed (and restarted) every few seconds; root only")
+    parser.add_argument(
+        "--chaos",
+        action="store_true",
+        help="the tree on a tmpfs that fills for a few seconds "
+        "now and then, and a random participant SIGKILLed (and restarted) every few seconds; root only",
+    )
     parser.add_argument("--kill-every", type=float, default=7.0)
     parser.add_argument("--full-every", type=float, default=15.0)
     args = parser.parse_args(argv)
     chaos = Chaos(kill_every=args.kill_every, full_every=args.full_every) if args.chaos else None
     try:
-        result = run_soak(seconds=args.seconds, workers=args.workers, consoles=args.consoles, goals=args.goals,
-                          spawn_every=args.spawn_every, seed=args.seed, directory=args.dir, serves=args.serves,
-                          chaos=chaos)
+        result = run_soak(
+            seconds=args.seconds,
+            workers=args.workers,
+            consoles=args.consoles,
+            goals=args.goals,
+            spawn_every=args.spawn_every,
+            seed=args.seed,
+            directory=args.dir,
+            serves=args.serves,
+            chaos=chaos,
+        )
     except MountImpossible as impossible:
         print(f"chaos soak not run: {impossible}")
         return 1

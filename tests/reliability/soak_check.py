@@ -39,19 +39,34 @@ from typing import Any
 from harn_tui.core.leases import is_held
 from tests.reliability.soak_log import read_logs
 
-OPERATOR_EVENTS = frozenset({
-    "plan.applied", "plan.completed", "plan.rejected", "plan.retry_requested", "work.accepted", "work.reopened",
-    "work.cancelled", "attempt.started", "attempt.resumed",
-})
+OPERATOR_EVENTS = frozenset(
+    {
+        "plan.applied",
+        "plan.completed",
+        "plan.rejected",
+        "plan.retry_requested",
+        "work.accepted",
+        "work.reopened",
+        "work.cancelled",
+        "attempt.started",
+        "attempt.resumed",
+    }
+)
 PLAN_OUTCOMES = ("plan.applied", "plan.completed", "plan.rejected", "plan.retry_requested")
 PLANNER_EVENTS = ("plan.reviewed", "plan.proposed", "plan.attention", "plan.failed")
 UNCHARGED = frozenset({"upstream", "environment"})
 ERROR_CODES = {2: "usage", 3: "refused", 4: "not_found", 6: "io"}
 # the command an operator event comes from (a maybe-applied command accounts for at most one of them)
 EVENT_VERBS = {
-    "plan.applied": "plan approve", "plan.completed": "plan approve", "plan.rejected": "plan reject",
-    "plan.retry_requested": "plan retry", "work.accepted": "work accept", "work.reopened": "work reopen",
-    "work.cancelled": "work cancel", "attempt.started": "work run|work retry", "attempt.resumed": "work run",
+    "plan.applied": "plan approve",
+    "plan.completed": "plan approve",
+    "plan.rejected": "plan reject",
+    "plan.retry_requested": "plan retry",
+    "work.accepted": "work accept",
+    "work.reopened": "work reopen",
+    "work.cancelled": "work cancel",
+    "attempt.started": "work run|work retry",
+    "attempt.resumed": "work run",
 }
 ADOPTION_SLACK_S = 0.5
 
@@ -67,11 +82,13 @@ class Report:
 
     def summary(self) -> str:
         c = self.counts
-        return (f"race soak: {c['transitions']} transitions raced ({c['legal']} accepted: {c['applied']} applied, "
-                f"{c['already_done']} already_done; {c['illegal']} refused: {c['exit 2']} usage, "
-                f"{c['exit 3']} refused, {c['exit 4']} not found); {c['events']} events in {c['logs']} logs, "
-                f"{c['plans']} plans, {c['attempts']} attempts, {c['accepts']} accepts, {c['decisions']} decisions; "
-                f"{len(self.violations)} violations")
+        return (
+            f"race soak: {c['transitions']} transitions raced ({c['legal']} accepted: {c['applied']} applied, "
+            f"{c['already_done']} already_done; {c['illegal']} refused: {c['exit 2']} usage, "
+            f"{c['exit 3']} refused, {c['exit 4']} not found); {c['events']} events in {c['logs']} logs, "
+            f"{c['plans']} plans, {c['attempts']} attempts, {c['accepts']} accepts, {c['decisions']} decisions; "
+            f"{len(self.violations)} violations"
+        )
 
 
 def read_json(path: Path) -> Any:
@@ -122,8 +139,11 @@ class Journal:
             plans = goal_dir / "plans"
             for plan_dir in sorted(plans.iterdir()) if plans.is_dir() else []:
                 if (plan_dir / "request.json").exists():
-                    journal.plans[plan_dir.name] = (goal_dir.name, plan_dir, read_log(plan_dir / "events.jsonl",
-                                                                                         report))
+                    journal.plans[plan_dir.name] = (
+                        goal_dir.name,
+                        plan_dir,
+                        read_log(plan_dir / "events.jsonl", report),
+                    )
         for work_dir in sorted((base / "work").iterdir()):
             journal.intents[work_dir.name] = read_json(work_dir / "intent.json")
             journal.work[work_dir.name] = read_log(work_dir / "events.jsonl", report)
@@ -136,7 +156,8 @@ class Journal:
             elif (approval_dir / "decision.json").exists():
                 report.fail(f"{approval_dir / 'decision.json'}: unreadable")
         report.counts["events"] = sum(len(e) for _, _, e in journal.plans.values()) + sum(
-            len(e) for e in journal.work.values())
+            len(e) for e in journal.work.values()
+        )
         report.counts["plans"] = len(journal.plans)
         report.counts["decisions"] = len(journal.decisions)
         return journal
@@ -178,8 +199,9 @@ def check_plans(journal: Journal, report: Report) -> None:
                     created = [e for e in journal.work.get(work_id, []) if e["event"] == "work.created"]
                     source = (journal.intents.get(work_id) or {}).get("source") or {}
                     if len(created) != 1 or source.get("ref") != f"{goal_id}/{plan_id}":
-                        report.fail(f"plan {plan_id}: applied work {work_id} has {len(created)} work.created, "
-                                    f"source {source}")
+                        report.fail(
+                            f"plan {plan_id}: applied work {work_id} has {len(created)} work.created, source {source}"
+                        )
 
 
 def _cut_materialization(journal: Journal, work_id: str) -> bool:
@@ -210,8 +232,7 @@ def check_work(journal: Journal, report: Report) -> None:
         if not events and report.chaos and _cut_materialization(journal, work_id):
             report.counts["materializations cut short"] += 1
             continue
-        if not events or events[0]["event"] != "work.created" or sum(
-                e["event"] == "work.created" for e in events) != 1:
+        if not events or events[0]["event"] != "work.created" or sum(e["event"] == "work.created" for e in events) != 1:
             report.fail(f"work {work_id}: work.created is not first and once")
         intent = journal.intents.get(work_id) or {}
         max_attempts = intent.get("max_attempts", 3)
@@ -222,15 +243,19 @@ def check_work(journal: Journal, report: Report) -> None:
                 report.counts["lost unrecorded"] += 1  # its runner was killed; it projects as lost
                 continue
             if gap != 0:
-                report.fail(f"work {work_id}: run {run_id} finished {len(run['finishes'])} times for "
-                            f"{1 + len(run['resumes'])} starts and resumes")
+                report.fail(
+                    f"work {work_id}: run {run_id} finished {len(run['finishes'])} times for "
+                    f"{1 + len(run['resumes'])} starts and resumes"
+                )
         replay_work(work_id, events, max_attempts, journal, report)
     report.counts["attempts"] = sum(
-        1 for events in journal.work.values() for e in events if e["event"] == "attempt.started")
+        1 for events in journal.work.values() for e in events if e["event"] == "attempt.started"
+    )
 
 
-def replay_work(work_id: str, events: list[dict[str, Any]], max_attempts: int, journal: Journal,
-                report: Report) -> None:
+def replay_work(
+    work_id: str, events: list[dict[str, Any]], max_attempts: int, journal: Journal, report: Report
+) -> None:
     """Walk one work log in order: findings, terminal state, the latest attempt, attempt budgets, resumes."""
     open_ids: set[str] = set()
     terminal: str | None = None
@@ -249,8 +274,9 @@ def replay_work(work_id: str, events: list[dict[str, Any]], max_attempts: int, j
             initial += trigger == "initial"
             reopen_starts += trigger == "reopen"
             if initial > 1 or reopen_starts > reopens:
-                report.fail(f"work {work_id}: {initial} initial and {reopen_starts} reopen attempts for "
-                            f"{reopens} reopens")
+                report.fail(
+                    f"work {work_id}: {initial} initial and {reopen_starts} reopen attempts for {reopens} reopens"
+                )
             latest = {"run_id": event["run_id"], "status": "running"}
             charged += 1
         elif name == "attempt.finished":
@@ -261,8 +287,11 @@ def replay_work(work_id: str, events: list[dict[str, Any]], max_attempts: int, j
                 latest["status"] = event["status"]
         elif name == "attempt.resumed":
             approval = event["approval_id"]
-            if approval in resumed_approvals or approval not in journal.decisions or statuses.get(
-                    event["run_id"]) != "parked":
+            if (
+                approval in resumed_approvals
+                or approval not in journal.decisions
+                or statuses.get(event["run_id"]) != "parked"
+            ):
                 report.fail(f"work {work_id}: resume of {event['run_id']} on approval {approval} not allowed")
             resumed_approvals.add(approval)
         elif name == "work.reopened":
@@ -277,12 +306,19 @@ def replay_work(work_id: str, events: list[dict[str, Any]], max_attempts: int, j
             report.counts["accepts"] += 1
             disposed = {d["id"] for d in event["dispositions"]}
             if disposed != open_ids:
-                report.fail(f"work {work_id}: accepted at seq {event['seq']} disposing {sorted(disposed)} with "
-                            f"open findings {sorted(open_ids)}")
-            if terminal is not None or latest is None or latest["status"] != "passed" or latest[
-                    "run_id"] != event["run_id"]:
-                report.fail(f"work {work_id}: accepted at seq {event['seq']} while not in review ({terminal}, "
-                            f"{latest})")
+                report.fail(
+                    f"work {work_id}: accepted at seq {event['seq']} disposing {sorted(disposed)} with "
+                    f"open findings {sorted(open_ids)}"
+                )
+            if (
+                terminal is not None
+                or latest is None
+                or latest["status"] != "passed"
+                or latest["run_id"] != event["run_id"]
+            ):
+                report.fail(
+                    f"work {work_id}: accepted at seq {event['seq']} while not in review ({terminal}, {latest})"
+                )
             proof = journal.base / "runs" / event["run_id"] / "proof.json"
             digest = hashlib.sha256(proof.read_bytes()).hexdigest() if proof.exists() else None
             if digest is None or event["proof_sha256"].removeprefix("sha256:") != digest:
@@ -321,8 +357,12 @@ def started_before_adoption(journal: Journal, goal_id: str, work_ids: set[str]) 
     Generous by ADOPTION_SLACK_S: the goal's stamp precedes its goal.json becoming visible."""
     created = datetime.fromtimestamp((journal.base / "supervisors" / goal_id / "goal.json").stat().st_mtime, UTC)
     cutoff = created + timedelta(seconds=ADOPTION_SLACK_S)
-    return sum(1 for w in work_ids for e in journal.work.get(w, [])
-               if e["event"] == "attempt.started" and datetime.fromisoformat(e["ts"]) <= cutoff)
+    return sum(
+        1
+        for w in work_ids
+        for e in journal.work.get(w, [])
+        if e["event"] == "attempt.started" and datetime.fromisoformat(e["ts"]) <= cutoff
+    )
 
 
 def check_budgets(journal: Journal, report: Report) -> None:
@@ -335,8 +375,10 @@ def check_budgets(journal: Journal, report: Report) -> None:
         used = sum(journal.charged.get(w, 0) for w in work_ids)
         before = started_before_adoption(journal, goal_id, work_ids)
         if used > max(limit, before):
-            report.fail(f"goal {goal_id}: {used} charged attempts > max_total_attempts {limit} "
-                        f"({before} started before the goal adopted its root)")
+            report.fail(
+                f"goal {goal_id}: {used} charged attempts > max_total_attempts {limit} "
+                f"({before} started before the goal adopted its root)"
+            )
         replanning = goal.get("replanning")
         plans = [(p, e) for p, (g, _, e) in journal.plans.items() if g == goal_id]
         if replanning is None:
@@ -360,8 +402,13 @@ def check_generations(journal: Journal, report: Report) -> None:
     for goal_id, goal in journal.goals.items():
         if goal is None:
             continue
-        applied = sorted((e["ts"], e["root_work_id"]) for g, _, events in journal.plans.values() if g == goal_id
-                         for e in events if e["event"] == "plan.applied")
+        applied = sorted(
+            (e["ts"], e["root_work_id"])
+            for g, _, events in journal.plans.values()
+            if g == goal_id
+            for e in events
+            if e["event"] == "plan.applied"
+        )
         if not applied:
             continue
         for work_id in governed(journal, goal_id):
@@ -370,8 +417,10 @@ def check_generations(journal: Journal, report: Report) -> None:
                     continue
                 earlier = [root for ts, root in applied if ts < event["ts"]]
                 if earlier and work_id not in closure(journal, earlier[-1]):
-                    report.fail(f"work {work_id}: {event['event']} {event['run_id']} at {event['ts']} after goal "
-                                f"{goal_id} moved to root {earlier[-1]} (superseded work dispatched)")
+                    report.fail(
+                        f"work {work_id}: {event['event']} {event['run_id']} at {event['ts']} after goal "
+                        f"{goal_id} moved to root {earlier[-1]} (superseded work dispatched)"
+                    )
 
 
 # ----- the logs against the journal
@@ -387,7 +436,8 @@ def check_acknowledged(journal: Journal, logged: list[dict[str, Any]], report: R
     entries = [e for e in logged if not e.get("pending")]
     answered = {e.get("token") for e in entries}
     maybe = [e for e in logged if e.get("pending") and e["token"] not in answered] + [
-        e for e in entries if e["exit"] == 6]
+        e for e in entries if e["exit"] == 6
+    ]
     report.counts["unanswered (killed)"] += sum(1 for e in logged if e.get("pending") and e["token"] not in answered)
     applied_at: Counter[tuple[str, str, int]] = Counter()
     actors = {entry["actor"] for entry in logged}
@@ -436,13 +486,20 @@ def check_attempt_ack(journal: Journal, entry: dict[str, Any], where: str, repor
     begun = [e for e in events if e["event"] == name and e["run_id"] == doc["run_id"] and e["actor"] == entry["actor"]]
     finished = [e for e in events if e["event"] == "attempt.finished" and e["run_id"] == doc["run_id"]]
     if len(begun) != 1 or not any(e["status"] == doc["status"] for e in finished):
-        report.fail(f"{where}: run {doc['run_id']} has {len(begun)} {name} by {entry['actor']}, "
-                    f"finishes {[e['status'] for e in finished]} for reported {doc['status']}")
+        report.fail(
+            f"{where}: run {doc['run_id']} has {len(begun)} {name} by {entry['actor']}, "
+            f"finishes {[e['status'] for e in finished]} for reported {doc['status']}"
+        )
 
 
-def check_unacknowledged(journal: Journal, actors: set[str], applied_at: Counter[tuple[str, str, int]],
-                         entries: list[dict[str, Any]], report: Report,
-                         maybe: list[dict[str, Any]] | None = None) -> None:
+def check_unacknowledged(
+    journal: Journal,
+    actors: set[str],
+    applied_at: Counter[tuple[str, str, int]],
+    entries: list[dict[str, Any]],
+    report: Report,
+    maybe: list[dict[str, Any]] | None = None,
+) -> None:
     """Every operator event and decision by a soak actor is one acknowledged `applied` (refusals left nothing),
     or the one effect of a command of that actor, verb and target whose outcome is unknown (`maybe`): killed
     before it logged one, or refused by the system part-way (exit 6). None is accounted for twice."""
@@ -458,17 +515,28 @@ def check_unacknowledged(journal: Journal, actors: set[str], applied_at: Counter
                 return True
         return False
 
-    runs = {(e["target"], e["doc"]["run_id"]) for e in entries
-            if e["exit"] == 0 and e["verb"] in ("work run", "work retry")}
-    applied_work = {w for _, _, events in journal.plans.values() for e in events if e["event"] == "plan.applied"
-                    for w in e["work_ids"]}
+    runs = {
+        (e["target"], e["doc"]["run_id"]) for e in entries if e["exit"] == 0 and e["verb"] in ("work run", "work retry")
+    }
+    applied_work = {
+        w
+        for _, _, events in journal.plans.values()
+        for e in events
+        if e["event"] == "plan.applied"
+        for w in e["work_ids"]
+    }
     approving = {(e["actor"], e["target"]) for e in maybe or [] if e["verb"] == "plan approve"}
     for plan_id, (_, _, events) in journal.plans.items():
         for event in events:
-            if event["actor"] in actors and event["event"] in OPERATOR_EVENTS and applied_at[
-                    ("plan", plan_id, event["seq"])] != 1 and not accounted(event["actor"], event["event"], plan_id):
-                report.fail(f"plan {plan_id}: {event['event']} by {event['actor']} at seq {event['seq']} "
-                            "was never acknowledged")
+            if (
+                event["actor"] in actors
+                and event["event"] in OPERATOR_EVENTS
+                and applied_at[("plan", plan_id, event["seq"])] != 1
+                and not accounted(event["actor"], event["event"], plan_id)
+            ):
+                report.fail(
+                    f"plan {plan_id}: {event['event']} by {event['actor']} at seq {event['seq']} was never acknowledged"
+                )
     for work_id, events in journal.work.items():
         for event in events:
             if event["actor"] not in actors:
@@ -481,8 +549,11 @@ def check_unacknowledged(journal: Journal, actors: set[str], applied_at: Counter
                 plan_id = str((journal.intents.get(work_id) or {}).get("source", {}).get("ref", "")).rpartition("/")[2]
                 if work_id not in applied_work and (event["actor"], plan_id) not in approving:
                     report.fail(f"work {work_id}: created by {event['actor']} but no plan.applied names it")
-            elif name in OPERATOR_EVENTS and applied_at[("work", work_id, event["seq"])] != 1 and not accounted(
-                    event["actor"], name, work_id):
+            elif (
+                name in OPERATOR_EVENTS
+                and applied_at[("work", work_id, event["seq"])] != 1
+                and not accounted(event["actor"], name, work_id)
+            ):
                 report.fail(f"work {work_id}: {name} by {event['actor']} at seq {event['seq']} never acknowledged")
     for approval_id, decision in journal.decisions.items():
         verb = f"approval {decision.get('verdict')}"
@@ -521,8 +592,12 @@ def _writer_lives(name: str) -> bool:
 
 
 def check_verify(root: Path, report: Report) -> None:
-    done = subprocess.run([sys.executable, "-m", "harn_tui", "--root", str(root), "verify", "--json"],
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-m", "harn_tui", "--root", str(root), "verify", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     if done.returncode != 0:
         report.fail(f"verify exit {done.returncode}: {done.stdout[-2000:]} {done.stderr[-2000:]}")
 

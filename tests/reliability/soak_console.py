@@ -42,9 +42,14 @@ from tests.reliability.soak_log import CommandLog, participant_parser
 from tests.reliability.soak_worker import FINDINGS, REASONS
 
 VERBS = {
-    "approve plan": "plan approve", "reject plan": "plan reject", "retry plan": "plan retry",
-    "accept work": "work accept", "reopen work": "work reopen", "cancel work": "work cancel",
-    "approve request": "approval approve", "deny request": "approval deny",
+    "approve plan": "plan approve",
+    "reject plan": "plan reject",
+    "retry plan": "plan retry",
+    "accept work": "work accept",
+    "reopen work": "work reopen",
+    "cancel work": "work cancel",
+    "approve request": "approval approve",
+    "deny request": "approval deny",
 }
 PLAN_KEYS = ("a", "x", "r")
 WORK_KEYS = ("a", "a", "o", "c", "y", "n")
@@ -70,8 +75,16 @@ def install_logging(log: CommandLog) -> None:
         token = log.begin(via="console", verb=verb, target=target, goal=None, title=request.title)
         t0 = time.monotonic()
         result = real_run_request(layout, actor, Request(request.title, call))
-        entry: dict[str, Any] = {"via": "console", "verb": verb, "target": target, "token": token,
-                                 "goal": None, "title": request.title, "t0": t0, "t1": time.monotonic()}
+        entry: dict[str, Any] = {
+            "via": "console",
+            "verb": verb,
+            "target": target,
+            "token": token,
+            "goal": None,
+            "title": request.title,
+            "t0": t0,
+            "t1": time.monotonic(),
+        }
         if "outcome" in seen:
             entry.update(exit=0, doc=seen["outcome"].to_json())
         elif "error" in seen:
@@ -116,8 +129,12 @@ async def fill_form(app: HarnConsole, pilot: Any, rng: random.Random) -> None:
         await pilot.pause()
 
 
-DECISION_KEYS = {"review_plan": ("a", "a", "x"), "retry_plan": ("r",), "review": ("a", "a", "o"),
-                 "resolve_approval": ("y", "y", "n")}
+DECISION_KEYS = {
+    "review_plan": ("a", "a", "x"),
+    "retry_plan": ("r",),
+    "review": ("a", "a", "o"),
+    "resolve_approval": ("y", "y", "n"),
+}
 AIMED_SHARE = 0.75
 QUIET_WAIT_S = 300.0
 CONVERGE_WAIT_S = 15.0
@@ -194,9 +211,13 @@ async def drive(root: Path, actor: str, seconds: float, rng: random.Random, quie
 
 def main(argv: list[str] | None = None) -> int:
     parser = participant_parser(__doc__)
-    parser.add_argument("--quiet-file", type=Path, default=None,
-                        help="after --seconds, wait for this file (every other writer stopped), then check that "
-                             "the live model equals a fresh load")
+    parser.add_argument(
+        "--quiet-file",
+        type=Path,
+        default=None,
+        help="after --seconds, wait for this file (every other writer stopped), then check that "
+        "the live model equals a fresh load",
+    )
     args = parser.parse_args(argv)
     log = CommandLog(args.log, args.actor)
     install_logging(log)

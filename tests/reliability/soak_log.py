@@ -17,10 +17,20 @@ import os
 from pathlib import Path
 from typing import IO, Any
 
-TRANSITION_VERBS = frozenset({
-    "plan approve", "plan reject", "plan retry", "work accept", "work reopen", "work cancel", "work run",
-    "work retry", "approval approve", "approval deny",
-})
+TRANSITION_VERBS = frozenset(
+    {
+        "plan approve",
+        "plan reject",
+        "plan retry",
+        "work accept",
+        "work reopen",
+        "work cancel",
+        "work run",
+        "work retry",
+        "approval approve",
+        "approval deny",
+    }
+)
 
 
 class CommandLog:

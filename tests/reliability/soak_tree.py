@@ -84,16 +84,28 @@ def write_assets(directory: Path) -> Path:
     _executable(directory / "templates" / "coin.py", COIN_TEMPLATE)
     _executable(directory / "reviewer.py", COIN_REVIEWER)
     team = {
-        "planner": {"adapter": "command", "argv": [sys.executable, "./planner.py"], "timeout_s": 60,
-                    "instructions": "Plan bounded recovery work; use only the listed templates."},
-        "critic": {"adapter": "command", "argv": [sys.executable, "./reviewer.py"], "timeout_s": 60,
-                   "instructions": "Review the proposed plan."},
+        "planner": {
+            "adapter": "command",
+            "argv": [sys.executable, "./planner.py"],
+            "timeout_s": 60,
+            "instructions": "Plan bounded recovery work; use only the listed templates.",
+        },
+        "critic": {
+            "adapter": "command",
+            "argv": [sys.executable, "./reviewer.py"],
+            "timeout_s": 60,
+            "instructions": "Review the proposed plan.",
+        },
     }
     (directory / "team.json").write_text(json.dumps(team))
     for reviewed in (False, True):
         replanning: dict[str, Any] = {
-            "planner": "planner", "reviewers": ["critic"] if reviewed else [], "auto_apply": False,
-            "max_replans": 3, "max_work_items_per_plan": 4, "max_total_work_items": 6,
+            "planner": "planner",
+            "reviewers": ["critic"] if reviewed else [],
+            "auto_apply": False,
+            "max_replans": 3,
+            "max_work_items_per_plan": 4,
+            "max_total_work_items": 6,
             "templates": {
                 "implement": {"path": "templates/coin.py", "root": True, "max_attempts": 2},
                 "investigate": {"path": "templates/investigate.py", "root": False, "max_attempts": 2},
@@ -105,9 +117,16 @@ def write_assets(directory: Path) -> Path:
 
 def add_soak_root(layout: Layout, assets: Path, number: int) -> str:
     """A coin-template work item that belongs to no goal yet (`adopt` makes it a goal's root)."""
-    return create_work(layout, title=f"Soak root {number}", template=assets / "templates" / "coin.py",
-                       objective="Survive the race.", acceptance=["nothing lost", "nothing doubled"],
-                       max_attempts=2, work_id=f"soak-root-{number}", actor="soak-builder").id
+    return create_work(
+        layout,
+        title=f"Soak root {number}",
+        template=assets / "templates" / "coin.py",
+        objective="Survive the race.",
+        acceptance=["nothing lost", "nothing doubled"],
+        max_attempts=2,
+        work_id=f"soak-root-{number}",
+        actor="soak-builder",
+    ).id
 
 
 def adopt(layout: Layout, assets: Path, number: int) -> str:
@@ -115,10 +134,17 @@ def adopt(layout: Layout, assets: Path, number: int) -> str:
     reviewed, accept_passing, retry_blocked = GOAL_KINDS[number % len(GOAL_KINDS)]
     goal_id = f"soak-goal-{number}"
     create_supervisor(
-        layout, team_file=assets / "team.json", root_work=f"soak-root-{number}",
+        layout,
+        team_file=assets / "team.json",
+        root_work=f"soak-root-{number}",
         replanning_file=assets / f"replanning-{'reviewed' if reviewed else 'plain'}.json",
-        options=GoalOptions(goal_id=goal_id, title=f"Soak goal {number}", max_total_attempts=8,
-                            accept_passing_proof=accept_passing, retry_blocked=retry_blocked),
+        options=GoalOptions(
+            goal_id=goal_id,
+            title=f"Soak goal {number}",
+            max_total_attempts=8,
+            accept_passing_proof=accept_passing,
+            retry_blocked=retry_blocked,
+        ),
     )
     return goal_id
 
@@ -130,9 +156,16 @@ def add_soak_goal(layout: Layout, assets: Path, number: int) -> str:
 
 def add_standalone(layout: Layout, assets: Path, number: int) -> str:
     """Coin-template work that no goal governs: its transitions take the work's own lease."""
-    return create_work(layout, title=f"Standalone {number}", template=assets / "templates" / "coin.py",
-                       objective="Race on its own lease.", acceptance=["nothing lost"], max_attempts=2,
-                       work_id=f"soak-solo-{number}", actor="soak-builder").id
+    return create_work(
+        layout,
+        title=f"Standalone {number}",
+        template=assets / "templates" / "coin.py",
+        objective="Race on its own lease.",
+        acceptance=["nothing lost"],
+        max_attempts=2,
+        work_id=f"soak-solo-{number}",
+        actor="soak-builder",
+    ).id
 
 
 def build_soak_tree(directory: Path, goals: int = 4) -> tuple[Layout, Path]:

@@ -57,8 +57,9 @@ class Worker:
     def cli(self, argv: list[str], via: str) -> tuple[int, Any]:
         full = ["--root", str(self.root), "--actor", self.actor, *argv, "--json"]
         if via == "subprocess":
-            done = subprocess.run([sys.executable, "-m", "harn_tui", *full], capture_output=True, text=True,
-                                  timeout=300)
+            done = subprocess.run(
+                [sys.executable, "-m", "harn_tui", *full], capture_output=True, text=True, timeout=300
+            )
             code, out, err = done.returncode, done.stdout, done.stderr
         else:
             buffer = io.StringIO()
@@ -85,8 +86,18 @@ class Worker:
         token = self.log.begin(via=via, verb=verb, target=target, goal=goal, argv=argv)
         t0 = time.monotonic()
         code, doc = self.cli(argv, via)
-        self.log.write(via=via, verb=verb, target=target, goal=goal, argv=argv, exit=code, doc=doc, t0=t0,
-                       t1=time.monotonic(), token=token)
+        self.log.write(
+            via=via,
+            verb=verb,
+            target=target,
+            goal=goal,
+            argv=argv,
+            exit=code,
+            doc=doc,
+            t0=t0,
+            t1=time.monotonic(),
+            token=token,
+        )
 
     # ----- what there is
 
@@ -156,12 +167,24 @@ class Worker:
         if view["pending_plan_id"]:
             plan = view["pending_plan_id"]
             options.append(("plan approve", plan, ["supervisor", "plan", "approve", goal_id, plan], goal_id))
-            options.append(("plan reject", plan, ["supervisor", "plan", "reject", goal_id, plan, "--reason",
-                                                  rng.choice(REASONS)], goal_id))
+            options.append(
+                (
+                    "plan reject",
+                    plan,
+                    ["supervisor", "plan", "reject", goal_id, plan, "--reason", rng.choice(REASONS)],
+                    goal_id,
+                )
+            )
         if view["attention_plan_id"]:
             plan = view["attention_plan_id"]
-            options.append(("plan retry", plan, ["supervisor", "plan", "retry", goal_id, plan, "--reason",
-                                                 rng.choice(REASONS)], goal_id))
+            options.append(
+                (
+                    "plan retry",
+                    plan,
+                    ["supervisor", "plan", "retry", goal_id, plan, "--reason", rng.choice(REASONS)],
+                    goal_id,
+                )
+            )
         for item in view["work"]:
             if item["active"]:
                 options += self.item_options(item, standalone=False)
@@ -236,8 +259,14 @@ class Worker:
         verb = rng.choices(("accept", "reopen", "cancel", "run", "retry"), weights=(4, 3, 1, 2, 2))[0]
         argv = ["work", verb, work_id]
         if verb == "accept":
-            argv += rng.choice(([], ["--dispose", "f1=fixed"], ["--dispose", "f9=fixed"],
-                                ["--dispose", "f1=fixed", "--dispose", "f2=deferred:later"]))
+            argv += rng.choice(
+                (
+                    [],
+                    ["--dispose", "f1=fixed"],
+                    ["--dispose", "f9=fixed"],
+                    ["--dispose", "f1=fixed", "--dispose", "f2=deferred:later"],
+                )
+            )
         elif verb == "reopen":
             argv += self.findings()
         elif verb == "cancel" and rng.random() < 0.5:
@@ -252,8 +281,12 @@ class Worker:
             bad = rng.choice(JUNK_IDS)
             self.issue("plan approve", bad, ["supervisor", "plan", "approve", goal, bad], goal)
         elif choice == 1:
-            self.issue("plan approve", "plan-9999-deadbeef",
-                       ["supervisor", "plan", "approve", goal, "plan-9999-deadbeef"], goal)
+            self.issue(
+                "plan approve",
+                "plan-9999-deadbeef",
+                ["supervisor", "plan", "approve", goal, "plan-9999-deadbeef"],
+                goal,
+            )
         elif choice == 2 and self.known.work:
             work_id = rng.choice(self.known.work)
             self.issue("work reopen", work_id, ["work", "reopen", work_id, "--finding", "x" * 1001])

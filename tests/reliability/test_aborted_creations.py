@@ -16,16 +16,34 @@ KILLED = 137
 
 
 def create_goal(harn: Harn, examples: Path, fault: str | None = None) -> CompletedProcess[str]:
-    return harn("supervisor", "create", "--team", str(examples / "team.json"), "--root-work", "root-w",
-                "--id", "goal-new", "--json", env={"HARN_FAULT": fault} if fault else None)
+    return harn(
+        "supervisor",
+        "create",
+        "--team",
+        str(examples / "team.json"),
+        "--root-work",
+        "root-w",
+        "--id",
+        "goal-new",
+        "--json",
+        env={"HARN_FAULT": fault} if fault else None,
+    )
 
 
 def test_a_supervisor_create_killed_before_goal_json_leaves_nothing_a_reader_reports(
     harn: Harn, layout: Layout, examples: Path, figures: Figures
 ) -> None:
     figures.add("crash matrix: real harn processes killed", 1)
-    harn.json("work", "create", "Root", str(examples / "templates" / "implement.py"), "--objective", "Do it.",
-              "--id", "root-w")
+    harn.json(
+        "work",
+        "create",
+        "Root",
+        str(examples / "templates" / "implement.py"),
+        "--objective",
+        "Do it.",
+        "--id",
+        "root-w",
+    )
     assert create_goal(harn, examples, fault="write.link:1").returncode == KILLED
     assert layout.goal("goal-new").is_dir() and not (layout.goal("goal-new") / "goal.json").exists()
     assert harn.json("verify") == {"ok": True, "problems": []}
@@ -38,8 +56,18 @@ def test_a_supervisor_create_killed_before_goal_json_leaves_nothing_a_reader_rep
 def work_create(
     harn: Harn, examples: Path, objective: str = "Do it.", fault: str | None = None
 ) -> CompletedProcess[str]:
-    return harn("work", "create", "Item", str(examples / "templates" / "implement.py"), "--objective", objective,
-                "--id", "w-new", "--json", env={"HARN_FAULT": fault} if fault else None)
+    return harn(
+        "work",
+        "create",
+        "Item",
+        str(examples / "templates" / "implement.py"),
+        "--objective",
+        objective,
+        "--id",
+        "w-new",
+        "--json",
+        env={"HARN_FAULT": fault} if fault else None,
+    )
 
 
 def test_a_work_create_killed_before_intent_json_is_ignored_and_completed_by_the_repeat(
@@ -82,9 +110,7 @@ def test_an_attempt_start_killed_before_its_manifest_leaves_a_run_directory_veri
     assert harn.json("work", "run", "w-new")["status"] == "passed"
 
 
-def test_a_run_directory_an_event_names_still_needs_its_manifest(
-    harn: Harn, layout: Layout, examples: Path
-) -> None:
+def test_a_run_directory_an_event_names_still_needs_its_manifest(harn: Harn, layout: Layout, examples: Path) -> None:
     assert work_create(harn, examples).returncode == 0
     run_id = harn.json("work", "run", "w-new")["run_id"]
     (layout.run(run_id) / "manifest.json").unlink()

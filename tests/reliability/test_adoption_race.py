@@ -24,11 +24,15 @@ from harn_tui.core.writer import append_event
 HOLD_S = 1.0
 
 
-def test_a_goal_adopting_standalone_work_waits_for_the_writer_holding_its_lease(
-    layout: Layout, examples: Path
-) -> None:
-    create_work(layout, title="Root", template=examples / "templates" / "implement.py", objective="Do it.",
-                work_id="root-1", actor="tester")
+def test_a_goal_adopting_standalone_work_waits_for_the_writer_holding_its_lease(layout: Layout, examples: Path) -> None:
+    create_work(
+        layout,
+        title="Root",
+        template=examples / "templates" / "implement.py",
+        objective="Do it.",
+        work_id="root-1",
+        actor="tester",
+    )
     held_r, held_w = os.pipe()
     pid = os.fork()
     if pid == 0:  # a standalone writer: holds the work lease, decides, appends, lets go
@@ -41,9 +45,15 @@ def test_a_goal_adopting_standalone_work_waits_for_the_writer_holding_its_lease(
         finally:
             os._exit(0)
     os.read(held_r, 1)
-    adoption = threading.Thread(target=create_supervisor, kwargs={
-        "layout": layout, "team_file": examples / "team.json", "root_work": "root-1",
-        "options": GoalOptions(goal_id="goal-adopter")})
+    adoption = threading.Thread(
+        target=create_supervisor,
+        kwargs={
+            "layout": layout,
+            "team_file": examples / "team.json",
+            "root_work": "root-1",
+            "options": GoalOptions(goal_id="goal-adopter"),
+        },
+    )
     adoption.start()
     time.sleep(HOLD_S / 3)
     adopted_while_held = (layout.goal("goal-adopter") / "goal.json").exists()

@@ -27,12 +27,32 @@ from tests.reliability.transitions_under_test import (
 
 def test_a_real_process_traces_the_points_it_reaches_in_the_documented_order(harn: Harn, tmp_path: Path) -> None:
     trace = tmp_path / "trace"
-    created = harn("work", "create", "Item", str(passing(tmp_path)), "--objective", "Do it.", "--accept", "done",
-                   "--id", "w1", env={"HARN_FAULT_TRACE": str(trace)})
+    created = harn(
+        "work",
+        "create",
+        "Item",
+        str(passing(tmp_path)),
+        "--objective",
+        "Do it.",
+        "--accept",
+        "done",
+        "--id",
+        "w1",
+        env={"HARN_FAULT_TRACE": str(trace)},
+    )
     assert created.returncode == 0, created.stderr
     assert trace.read_text().split() == [
-        "lease.acquire", "lease.acquired", "write.temp", "write.fsync", "write.link", "write.linked",
-        "append.write", "append.fsync", "append.fsynced", "lease.release", "lease.released",
+        "lease.acquire",
+        "lease.acquired",
+        "write.temp",
+        "write.fsync",
+        "write.link",
+        "write.linked",
+        "append.write",
+        "append.fsync",
+        "append.fsynced",
+        "lease.release",
+        "lease.released",
     ]
 
 
@@ -72,8 +92,12 @@ def test_a_tick_sigkilled_while_its_template_runs_leaves_a_lost_attempt_the_next
     # the goal's template (pass.sh, frozen with its digest) sleeps on its first run only, then passes
     shell_template(tmp_path, "pass.sh", SLEEPY_SH.format(flag=flag, pid=pid_file, passing=real))
     goal = build_attempt_tick(layout, tmp_path)["goal"]
-    tick = subprocess.Popen([sys.executable, "-m", "harn_tui", "--root", str(layout.root), "supervisor", "tick", goal,
-                             "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=harn_env())
+    tick = subprocess.Popen(
+        [sys.executable, "-m", "harn_tui", "--root", str(layout.root), "supervisor", "tick", goal, "--json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=harn_env(),
+    )
     deadline = time.monotonic() + 30
     while not pid_file.exists() or not pid_file.read_text().strip():
         assert tick.poll() is None and time.monotonic() < deadline, tick.communicate()
@@ -85,8 +109,13 @@ def test_a_tick_sigkilled_while_its_template_runs_leaves_a_lost_attempt_the_next
     check_after_kill(layout)
     started = [e for e in work_events(layout, "root-work") if e["event"] == "attempt.started"]
     assert len(started) == 1 and log_lines(layout.work("root-work") / "events.jsonl")[-1]["event"] == "attempt.started"
-    again = subprocess.run([sys.executable, "-m", "harn_tui", "--root", str(layout.root), "supervisor", "tick", goal,
-                            "--json"], capture_output=True, text=True, env=harn_env(), timeout=60)
+    again = subprocess.run(
+        [sys.executable, "-m", "harn_tui", "--root", str(layout.root), "supervisor", "tick", goal, "--json"],
+        capture_output=True,
+        text=True,
+        env=harn_env(),
+        timeout=60,
+    )
     assert again.returncode == 0, again.stderr
     events = work_events(layout, "root-work")
     finished = [(e["status"], e["reason"]) for e in events if e["event"] == "attempt.finished"]

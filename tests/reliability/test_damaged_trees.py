@@ -82,6 +82,7 @@ def deadline(seconds: float = HANG_S) -> Iterator[None]:
 
 # ----- what hypothesis draws: a target and a corruption
 
+
 def corruption(data: st.DataObject, tree: k.BaseTree, outside: Path) -> k.Damage:
     files = k.damaged_goal_files(tree)
     choice = data.draw(st.sampled_from(["file"] * 6 + ["directory"]), label="target kind")
@@ -91,8 +92,19 @@ def corruption(data: st.DataObject, tree: k.BaseTree, outside: Path) -> k.Damage
             return k.dangling_link(directory, outside)
         return k.linked_directory(directory, outside)
     path = data.draw(st.sampled_from(files), label="file")
-    kinds: list[str] = ["truncate", "bit flip", "delete", "wrong schema", "garbage", "symlink", "dangling link",
-                        "directory", "fifo", "sparse", "huge line"]
+    kinds: list[str] = [
+        "truncate",
+        "bit flip",
+        "delete",
+        "wrong schema",
+        "garbage",
+        "symlink",
+        "dangling link",
+        "directory",
+        "fifo",
+        "sparse",
+        "huge line",
+    ]
     if k.is_log(path):
         kinds += ["duplicate", "reorder", "drop line"] * 2
     kind = data.draw(st.sampled_from(kinds), label="corruption")
@@ -173,11 +185,19 @@ def check_damaged_tree(tree: k.BaseTree, damage: k.Damage, outside: Path, sound:
     assert (k.snapshot(tree.root), k.snapshot(outside)) == before, "a refused write changed the tree"
 
 
-@settings(max_examples=EXAMPLES, deadline=None, derandomize=not DEEP,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    derandomize=not DEEP,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 @given(data=st.data())
 def test_any_damage_is_read_reported_and_refuses_writes(
-    data: st.DataObject, base: k.BaseTree, sound_baseline: dict[str, Any], tmp_path: Path, figures: Figures,
+    data: st.DataObject,
+    base: k.BaseTree,
+    sound_baseline: dict[str, Any],
+    tmp_path: Path,
+    figures: Figures,
 ) -> None:
     scratch = tmp_path / f"example-{figures_count(figures)}"
     tree = k.copy_tree(base, scratch / "root")
@@ -214,14 +234,16 @@ MATRIX_KINDS: dict[str, Callable[[Path, Path], k.Damage]] = {
 }
 
 
-
 def _at(rel: Path, damage: Callable[[Path, Path], k.Damage], tree: k.BaseTree, outside: Path) -> k.Damage:
     """`damage` applied to the entry at `rel` in `tree` (with `outside` for what a link may point at)."""
     return damage(tree.root / rel, outside)
 
 
 def test_every_corruption_of_every_record_kind(
-    base: k.BaseTree, sound_baseline: dict[str, Any], tmp_path: Path, figures: Figures,
+    base: k.BaseTree,
+    sound_baseline: dict[str, Any],
+    tmp_path: Path,
+    figures: Figures,
 ) -> None:
     """One file of each kind (goal, plan records and log, work intent and log, manifest, proof) under every
     corruption above, plus every directory linked out of the tree."""
@@ -250,16 +272,23 @@ def test_every_corruption_of_every_record_kind(
 
 # ----- bounded memory on the huge cases
 
+
 @pytest.mark.parametrize("target", ["goal.json", "work log", "proof"])
 @pytest.mark.parametrize("corrupt", ["sparse", "huge line"])
 def test_huge_files_are_reported_in_bounded_memory(
-    base: k.BaseTree, tmp_path: Path, figures: Figures, target: str, corrupt: str,
+    base: k.BaseTree,
+    tmp_path: Path,
+    figures: Figures,
+    target: str,
+    corrupt: str,
 ) -> None:
     tree = k.copy_tree(base, tmp_path / "root")
     layout = tree.layout
-    path = {"goal.json": layout.goal(k.DAMAGED) / "goal.json",
-            "work log": layout.work(tree.investigate) / "events.jsonl",
-            "proof": layout.run(k.run_ids(layout, tree.investigate)[0]) / "proof.json"}[target]
+    path = {
+        "goal.json": layout.goal(k.DAMAGED) / "goal.json",
+        "work log": layout.work(tree.investigate) / "events.jsonl",
+        "proof": layout.run(k.run_ids(layout, tree.investigate)[0]) / "proof.json",
+    }[target]
     damage = k.sparse(path) if corrupt == "sparse" else k.huge_line(path)
     figures.add(FIGURE)
     tracemalloc.start()
@@ -284,12 +313,14 @@ MEASURED: dict[str, int] = {}
 
 # ----- the CLI: exit 5 naming the path, never a traceback, bounded RSS, writes refused with nothing written
 
+
 def harn_run(root: Path, *args: str, timeout: float = 60) -> tuple[int, str, str, int]:
     """`harn` as a real subprocess: (exit code, stdout, stderr, peak RSS in KiB of that process)."""
     out, err = root.parent / "out.txt", root.parent / "err.txt"
     with out.open("w") as stdout, err.open("w") as stderr:
-        process = subprocess.Popen([sys.executable, "-m", "harn_tui", "--root", str(root), *args],
-                                   stdout=stdout, stderr=stderr, env=harn_env())
+        process = subprocess.Popen(
+            [sys.executable, "-m", "harn_tui", "--root", str(root), *args], stdout=stdout, stderr=stderr, env=harn_env()
+        )
         timer = threading.Timer(timeout, process.kill)
         timer.start()
         try:
@@ -338,6 +369,7 @@ def test_cli_on_a_damaged_goal(base: k.BaseTree, tmp_path: Path, figures: Figure
 
 # ----- the console shows the damaged goal as corrupt, beside the sound one
 
+
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
@@ -345,7 +377,10 @@ def anyio_backend() -> str:
 
 @pytest.mark.anyio
 async def test_console_shows_the_damaged_goal_as_corrupt(
-    base: k.BaseTree, tmp_path: Path, figures: Figures, monkeypatch: pytest.MonkeyPatch,
+    base: k.BaseTree,
+    tmp_path: Path,
+    figures: Figures,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from harn_tui.tui.app import HarnConsole
     from harn_tui.tui.widgets.goals import GoalsPanel
@@ -373,16 +408,21 @@ def rename_in(path: Path, old: bytes, new: bytes) -> k.Damage:
 
 ORPHANING = {
     "garbage": lambda t: k.garbage(t.layout.goal(k.DAMAGED) / "goal.json", b"x"),
-    "root key renamed": lambda t: rename_in(t.layout.goal(k.DAMAGED) / "goal.json", b'"root_work_id"',
-                                            b'"root_work_hd"'),
-    "root names no work": lambda t: rename_in(t.layout.goal(k.DAMAGED) / "goal.json", b'"work-a-root"',
-                                              b'"work-c-root"'),
+    "root key renamed": lambda t: rename_in(
+        t.layout.goal(k.DAMAGED) / "goal.json", b'"root_work_id"', b'"root_work_hd"'
+    ),
+    "root names no work": lambda t: rename_in(
+        t.layout.goal(k.DAMAGED) / "goal.json", b'"work-a-root"', b'"work-c-root"'
+    ),
 }
 
 
 @pytest.mark.parametrize("case", sorted(ORPHANING))
 def test_the_original_root_of_a_goal_with_a_damaged_goal_json_is_not_standalone(
-    base: k.BaseTree, tmp_path: Path, figures: Figures, case: str,
+    base: k.BaseTree,
+    tmp_path: Path,
+    figures: Figures,
+    case: str,
 ) -> None:
     """Bug found here: with goal.json unreadable (or parsing but damaged: a renamed key, a root naming no work),
     nothing said the goal governs its original root, so the root was treated as standalone work and
@@ -398,7 +438,9 @@ def test_the_original_root_of_a_goal_with_a_damaged_goal_json_is_not_standalone(
 
 
 def test_pipes_and_links_in_presence_and_transcripts_never_block_the_console_model(
-    base: k.BaseTree, tmp_path: Path, figures: Figures,
+    base: k.BaseTree,
+    tmp_path: Path,
+    figures: Figures,
 ) -> None:
     """A named pipe where a presence heartbeat or a transcript should be used to block the console's reads
     forever (open waits for a writer); a link was followed out of the tree. Both are skipped now."""
@@ -426,7 +468,10 @@ def test_pipes_and_links_in_presence_and_transcripts_never_block_the_console_mod
 
 @pytest.mark.parametrize("top", ["work", "runs", "supervisors"])
 def test_a_linked_top_level_directory_is_never_entered(
-    base: k.BaseTree, tmp_path: Path, figures: Figures, top: str,
+    base: k.BaseTree,
+    tmp_path: Path,
+    figures: Figures,
+    top: str,
 ) -> None:
     """`.harnery/work` (or runs/, supervisors/) replaced by a link to an identical copy outside: reported, nothing
     read through it, every write refused, nothing written on either side."""

@@ -42,20 +42,85 @@ from tests.tui.conftest import open_form
 
 ID_RULE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")  # SPEC 2, written out again as the oracle
 NOT_VALID_ID = "is not a valid ID: it must match ^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$"
-WHITE_SPACE = "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a" \
-              "\u2028\u2029\u202f\u205f\u3000"  # Unicode White_Space: what record fields trim
+WHITE_SPACE = (
+    "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+    "\u2028\u2029\u202f\u205f\u3000"
+)  # Unicode White_Space: what record fields trim
 GOAL = "goal-hostile"
 WORK = "w1"
 MISSING = "nothing-here"
 
 PATH_TRICKS = [
-    "..", ".", "../x", "a/../b", "/etc/passwd", "a/b", "a\\b", "~", "~root", "./w1", "w1/", "w1/..", "",
-    " ", "w1 ", " w1", "a b", "a\x00b", "w1\x00", "a\nb", "w1\n", "a\tb", "\x1b[2J", "a\x7f", "a\x85", "a\u2028b",
-    "x" * 101, "-w1", "_w1", ".w1", "ｗ１", "wоrk", "w\u200b1", "\u202ew1", "w\u03011", "٣", "\u212a1", "İ",
-    "w1;rm -rf /", "$(id)", "`id`", "%2e%2e", "..%2f", "\udc80", "\U0001f4a9",
+    "..",
+    ".",
+    "../x",
+    "a/../b",
+    "/etc/passwd",
+    "a/b",
+    "a\\b",
+    "~",
+    "~root",
+    "./w1",
+    "w1/",
+    "w1/..",
+    "",
+    " ",
+    "w1 ",
+    " w1",
+    "a b",
+    "a\x00b",
+    "w1\x00",
+    "a\nb",
+    "w1\n",
+    "a\tb",
+    "\x1b[2J",
+    "a\x7f",
+    "a\x85",
+    "a\u2028b",
+    "x" * 101,
+    "-w1",
+    "_w1",
+    ".w1",
+    "ｗ１",
+    "wоrk",
+    "w\u200b1",
+    "\u202ew1",
+    "w\u03011",
+    "٣",
+    "\u212a1",
+    "İ",
+    "w1;rm -rf /",
+    "$(id)",
+    "`id`",
+    "%2e%2e",
+    "..%2f",
+    "\udc80",
+    "\U0001f4a9",
 ]
-HOSTILE_CHARS = st.sampled_from(["\x00", "\x1b", "\x07", "\x9b", "\u202e", "\u200b", "\ufeff", "/", "\\", ".",
-                                 "ｗ", "\u0430", "\u212a", "[", "]", "\n", "\x1c", "-", "_", "\udcff"])
+HOSTILE_CHARS = st.sampled_from(
+    [
+        "\x00",
+        "\x1b",
+        "\x07",
+        "\x9b",
+        "\u202e",
+        "\u200b",
+        "\ufeff",
+        "/",
+        "\\",
+        ".",
+        "ｗ",
+        "\u0430",
+        "\u212a",
+        "[",
+        "]",
+        "\n",
+        "\x1c",
+        "-",
+        "_",
+        "\udcff",
+    ]
+)
 ID_CHARS = st.sampled_from("abcXYZ019.-_")
 HOSTILE_ID = st.one_of(
     st.sampled_from(PATH_TRICKS),
@@ -73,10 +138,25 @@ def bounded_text(limit: int) -> st.SearchStrategy[str]:
     """Around the bound, blank, padded, and arbitrary text with controls, markup and confusables."""
     return st.one_of(
         st.integers(limit - 3, limit + 3).map(lambda n: "r" * n),
-        st.tuples(st.sampled_from(["", " ", "\t", "\n", "\u3000", "\x1c"]), st.integers(limit - 2, limit + 2))
-        .map(lambda pair: pair[0] + "r" * pair[1] + pair[0]),
-        st.sampled_from(["", " ", "\n\t ", "\x00", "\x1b[2J", "[bold]x[/bold]", "[@click=app.quit]q[/]",
-                         "\x1b]52;c;ZXZpbA==\x07", "-x", "--json", "\u202e", "\x1c\x1d"]),
+        st.tuples(st.sampled_from(["", " ", "\t", "\n", "\u3000", "\x1c"]), st.integers(limit - 2, limit + 2)).map(
+            lambda pair: pair[0] + "r" * pair[1] + pair[0]
+        ),
+        st.sampled_from(
+            [
+                "",
+                " ",
+                "\n\t ",
+                "\x00",
+                "\x1b[2J",
+                "[bold]x[/bold]",
+                "[@click=app.quit]q[/]",
+                "\x1b]52;c;ZXZpbA==\x07",
+                "-x",
+                "--json",
+                "\u202e",
+                "\x1c\x1d",
+            ]
+        ),
         st.text(st.one_of(HOSTILE_CHARS, st.characters(codec="utf-8")), max_size=40),
     )
 
@@ -100,8 +180,11 @@ class Tree:
 
 
 def directories(root: Path) -> set[str]:
-    return {str(p.relative_to(root)) for p in (root / ".harnery").rglob("*")
-            if p.is_dir() and "cache" not in p.relative_to(root).parts}
+    return {
+        str(p.relative_to(root))
+        for p in (root / ".harnery").rglob("*")
+        if p.is_dir() and "cache" not in p.relative_to(root).parts
+    }
 
 
 @pytest.fixture(scope="module")
@@ -111,8 +194,9 @@ def tree(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Tree]:
     files = base / "files"
     shutil.copytree(EXAMPLES, files)
     template = files / "templates" / "implement.py"
-    create_work(layout, title="Root", template=template, objective="Ship.", acceptance=["done"], work_id=WORK,
-                actor="tester")
+    create_work(
+        layout, title="Root", template=template, objective="Ship.", acceptance=["done"], work_id=WORK, actor="tester"
+    )
     GoalKit(layout, files).create(root_work=WORK, goal_id=GOAL)
     saved = {key: os.environ.get(key) for key in ("HARN_ACTOR", "HARN_ROOT", "HARN_LEASE_TIMEOUT_S")}
     os.environ.update(HARN_ACTOR="tester", HARN_LEASE_TIMEOUT_S="5")
@@ -138,8 +222,15 @@ def harn_in_process(root: Path, *argv: str) -> tuple[int, str, str]:
     return code, out.getvalue(), err.getvalue()
 
 
-def check(tree: Tree, figures: Figures, argv: list[str], *, legal: bool, rule: str | Callable[[str], bool],
-          legal_code: int = 4) -> None:
+def check(
+    tree: Tree,
+    figures: Figures,
+    argv: list[str],
+    *,
+    legal: bool,
+    rule: str | Callable[[str], bool],
+    legal_code: int = 4,
+) -> None:
     """Run `argv`; a legal value meets the next documented check (`legal_code`), anything else is exit 2 with a
     message naming `rule`. Never a traceback (it would propagate here), never a change to the tree."""
     figures.add("hostile input: CLI arguments tried")
@@ -195,8 +286,14 @@ ID_POSITIONS: dict[str, Callable[[str], list[str]]] = {
     "supervisor plan approve GOAL PLAN": lambda v: ["supervisor", "plan", "approve", GOAL, v],
     "supervisor plan reject GOAL PLAN": lambda v: ["supervisor", "plan", "reject", v, "p1", "--reason", "no"],
     "supervisor plan retry GOAL PLAN": lambda v: ["supervisor", "plan", "retry", GOAL, v, "--reason", "again"],
-    "supervisor create --root-work": lambda v: ["supervisor", "create", "--team", "/nonexistent/team.json",
-                                                "--root-work", v],
+    "supervisor create --root-work": lambda v: [
+        "supervisor",
+        "create",
+        "--team",
+        "/nonexistent/team.json",
+        "--root-work",
+        v,
+    ],
     "work show": lambda v: ["work", "show", v],
     "work run": lambda v: ["work", "run", v],
     "work retry": lambda v: ["work", "retry", v],
@@ -214,22 +311,39 @@ ID_POSITIONS: dict[str, Callable[[str], list[str]]] = {
 @pytest.mark.parametrize("position", list(ID_POSITIONS))
 @FUZZ
 @given(value=HOSTILE_ID)
-def test_an_id_argument_is_checked_before_any_path_is_built(tree: Tree, figures: Figures, position: str,
-                                                            value: str) -> None:
+def test_an_id_argument_is_checked_before_any_path_is_built(
+    tree: Tree, figures: Figures, position: str, value: str
+) -> None:
     assume(value not in (GOAL, WORK, "p1"))
     argv = ID_POSITIONS[position](value)
     legal = is_id(value)
     legal_code = 2 if position == "supervisor create --root-work" else 4  # then: the team file is missing
-    check(tree, figures, argv, legal=legal and not value.startswith("-"), rule=argparse_or(NOT_VALID_ID),
-          legal_code=legal_code)
+    check(
+        tree,
+        figures,
+        argv,
+        legal=legal and not value.startswith("-"),
+        rule=argparse_or(NOT_VALID_ID),
+        legal_code=legal_code,
+    )
 
 
 @FUZZ
 @given(value=HOSTILE_ID, where=st.sampled_from(["--id", "--depends-on"]))
 def test_work_create_ids(tree: Tree, figures: Figures, value: str, where: str) -> None:
     assume(value not in (GOAL, WORK))
-    argv = ["work", "create", "--objective", "O", f"{where}={value}", "--depends-on", MISSING, "--", "Title",
-            str(tree.template)]
+    argv = [
+        "work",
+        "create",
+        "--objective",
+        "O",
+        f"{where}={value}",
+        "--depends-on",
+        MISSING,
+        "--",
+        "Title",
+        str(tree.template),
+    ]
     if where == "--depends-on":  # commas separate several ids; blank parts are skipped
         parts = [p.strip() for p in value.split(",") if p.strip()] + [MISSING]
         legal = all(is_id(p) for p in parts) and len(set(parts)) == len(parts)
@@ -251,28 +365,56 @@ def test_supervisor_create_id(tree: Tree, figures: Figures, value: str) -> None:
 
 @FUZZ
 @given(title=bounded_text(200), objective=bounded_text(4000), accept=st.lists(bounded_text(500), max_size=3))
-def test_work_create_text_bounds(tree: Tree, figures: Figures, title: str, objective: str,
-                                 accept: list[str]) -> None:
-    argv = ["work", "create", f"--objective={objective}", *[f"--accept={a}" for a in accept],
-            "--depends-on", MISSING, "--", title, str(tree.template)]
-    legal = (1 <= trimmed_length(title, False) <= 200 and 1 <= trimmed_length(objective, False) <= 4000
-             and all(1 <= trimmed_length(a, False) <= 500 for a in accept))
+def test_work_create_text_bounds(tree: Tree, figures: Figures, title: str, objective: str, accept: list[str]) -> None:
+    argv = [
+        "work",
+        "create",
+        f"--objective={objective}",
+        *[f"--accept={a}" for a in accept],
+        "--depends-on",
+        MISSING,
+        "--",
+        title,
+        str(tree.template),
+    ]
+    legal = (
+        1 <= trimmed_length(title, False) <= 200
+        and 1 <= trimmed_length(objective, False) <= 4000
+        and all(1 <= trimmed_length(a, False) <= 500 for a in accept)
+    )
     check(tree, figures, argv, legal=legal, rule=lambda m: "work: " in m)
 
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(count=st.integers(48, 53))
 def test_work_create_criteria_count(tree: Tree, figures: Figures, count: int) -> None:
-    argv = ["work", "create", "--objective", "O", *["--accept=c"] * count, "--depends-on", MISSING, "--", "T",
-            str(tree.template)]
+    argv = [
+        "work",
+        "create",
+        "--objective",
+        "O",
+        *["--accept=c"] * count,
+        "--depends-on",
+        MISSING,
+        "--",
+        "T",
+        str(tree.template),
+    ]
     check(tree, figures, argv, legal=count <= 50, rule="acceptance")
 
 
 @FUZZ
 @given(title=bounded_text(200))
 def test_supervisor_create_title_bound(tree: Tree, figures: Figures, title: str) -> None:
-    argv = ["supervisor", "create", "--team", str(tree.template.parent.parent / "team.json"), "--root-work",
-            MISSING, f"--title={title}"]
+    argv = [
+        "supervisor",
+        "create",
+        "--team",
+        str(tree.template.parent.parent / "team.json"),
+        "--root-work",
+        MISSING,
+        f"--title={title}",
+    ]
     check(tree, figures, argv, legal=1 <= trimmed_length(title, False) <= 200, rule="title")
 
 
@@ -292,8 +434,7 @@ REASON_VERBS: dict[str, Callable[[str], list[str]]] = {
 @FUZZ
 @given(reason=bounded_text(2000))
 def test_reason_bounds(tree: Tree, figures: Figures, verb: str, reason: str) -> None:
-    check(tree, figures, REASON_VERBS[verb](reason), legal=1 <= trimmed_length(reason, True) <= 2000,
-          rule="--reason")
+    check(tree, figures, REASON_VERBS[verb](reason), legal=1 <= trimmed_length(reason, True) <= 2000, rule="--reason")
 
 
 @FUZZ
@@ -305,12 +446,38 @@ def test_reopen_findings_bounds(tree: Tree, figures: Figures, findings: list[str
 
 
 DISPOSITION = st.one_of(
-    st.sampled_from(["f1=fixed", "f1=deferred:later", "f1", "=fixed", "f1=", "f1=fixed:why", "f1=deferred",
-                     "f1=deferred:", "f1=deferred: \t", "f1=FIXED", "f1=ｆｉｘｅｄ", "../f1=fixed", "f1=fixed\x00",
-                     "f 1=fixed", "f1==fixed", "f1=deferred:" + "r" * 2001, "f1=deferred:" + "r" * 2000,
-                     "f1=deferred:\x1b[2J[bold]x", "\u202ef1=fixed", "f1=defer", "f1=fixed,f2=fixed"]),
-    st.tuples(HOSTILE_ID, st.sampled_from(["=", "", "==", ":"]), st.sampled_from(["fixed", "deferred", "x", ""]),
-              st.sampled_from(["", ":"]), bounded_text(2000)).map(lambda t: "".join(t)),
+    st.sampled_from(
+        [
+            "f1=fixed",
+            "f1=deferred:later",
+            "f1",
+            "=fixed",
+            "f1=",
+            "f1=fixed:why",
+            "f1=deferred",
+            "f1=deferred:",
+            "f1=deferred: \t",
+            "f1=FIXED",
+            "f1=ｆｉｘｅｄ",
+            "../f1=fixed",
+            "f1=fixed\x00",
+            "f 1=fixed",
+            "f1==fixed",
+            "f1=deferred:" + "r" * 2001,
+            "f1=deferred:" + "r" * 2000,
+            "f1=deferred:\x1b[2J[bold]x",
+            "\u202ef1=fixed",
+            "f1=defer",
+            "f1=fixed,f2=fixed",
+        ]
+    ),
+    st.tuples(
+        HOSTILE_ID,
+        st.sampled_from(["=", "", "==", ":"]),
+        st.sampled_from(["fixed", "deferred", "x", ""]),
+        st.sampled_from(["", ":"]),
+        bounded_text(2000),
+    ).map(lambda t: "".join(t)),
 )
 
 
@@ -339,18 +506,61 @@ def test_disposition_syntax(tree: Tree, figures: Figures, dispositions: list[str
 INTEGER_TEXT = st.one_of(
     st.integers(-(10**30), 10**30).map(str),
     st.integers(-2, 102).map(str),
-    st.sampled_from(["", " ", "1.5", "1e3", "nan", "inf", "0x10", "1_0", " 3 ", "３", "١٢", "+3", "-0", "00003",
-                     "3\x00", "9" * 5000, "--3", "three"]),
+    st.sampled_from(
+        [
+            "",
+            " ",
+            "1.5",
+            "1e3",
+            "nan",
+            "inf",
+            "0x10",
+            "1_0",
+            " 3 ",
+            "３",
+            "١٢",
+            "+3",
+            "-0",
+            "00003",
+            "3\x00",
+            "9" * 5000,
+            "--3",
+            "three",
+        ]
+    ),
 )
 INTEGER_OPTIONS: dict[str, tuple[Callable[[str], list[str]], int, int]] = {
-    "work create --max-attempts": (lambda n: ["work", "create", "--objective", "O", f"--max-attempts={n}",
-                                              "--depends-on", MISSING, "--", "T", "TEMPLATE"], 1, 100),
-    "supervisor create --max-total-attempts": (lambda n: ["supervisor", "create", "--team", "TEAM", "--root-work",
-                                                          MISSING, f"--max-total-attempts={n}"], 1, 100_000),
-    "supervisor create --max-parallel-work": (lambda n: ["supervisor", "create", "--team", "TEAM", "--root-work",
-                                                         MISSING, f"--max-parallel-work={n}"], 1, 64),
-    "supervisor create --max-cycles": (lambda n: ["supervisor", "create", "--team", "TEAM", "--root-work", MISSING,
-                                                  f"--max-cycles={n}"], 1, 100_000),
+    "work create --max-attempts": (
+        lambda n: [
+            "work",
+            "create",
+            "--objective",
+            "O",
+            f"--max-attempts={n}",
+            "--depends-on",
+            MISSING,
+            "--",
+            "T",
+            "TEMPLATE",
+        ],
+        1,
+        100,
+    ),
+    "supervisor create --max-total-attempts": (
+        lambda n: ["supervisor", "create", "--team", "TEAM", "--root-work", MISSING, f"--max-total-attempts={n}"],
+        1,
+        100_000,
+    ),
+    "supervisor create --max-parallel-work": (
+        lambda n: ["supervisor", "create", "--team", "TEAM", "--root-work", MISSING, f"--max-parallel-work={n}"],
+        1,
+        64,
+    ),
+    "supervisor create --max-cycles": (
+        lambda n: ["supervisor", "create", "--team", "TEAM", "--root-work", MISSING, f"--max-cycles={n}"],
+        1,
+        100_000,
+    ),
 }
 
 
@@ -366,15 +576,41 @@ def test_integer_bounds(tree: Tree, figures: Figures, option: str, text: str) ->
     team = str(tree.template.parent.parent / "team.json")
     argv = [team if a == "TEAM" else str(tree.template) if a == "TEMPLATE" else a for a in build(text)]
     value = ascii_int(text)
-    check(tree, figures, argv, legal=value is not None and low <= value <= high,
-          rule=lambda m: "whole number" in m or "invalid count value" in m or "greater than" in m or "less than" in m)
+    check(
+        tree,
+        figures,
+        argv,
+        legal=value is not None and low <= value <= high,
+        rule=lambda m: "whole number" in m or "invalid count value" in m or "greater than" in m or "less than" in m,
+    )
 
 
 WAKE_TEXT = st.one_of(
     st.floats(allow_nan=True, allow_infinity=True).map(repr),
     st.floats(-1, 90_000).map(str),
-    st.sampled_from(["", "0", "-0", "0.0", "1e-9", "86400", "86400.0001", "1e308", "inf", "-inf", "nan", "５",
-                     " 5", "5 ", "1_0", "0x10", "five", "\x1b[2J", "5\x00"]),
+    st.sampled_from(
+        [
+            "",
+            "0",
+            "-0",
+            "0.0",
+            "1e-9",
+            "86400",
+            "86400.0001",
+            "1e308",
+            "inf",
+            "-inf",
+            "nan",
+            "５",
+            " 5",
+            "5 ",
+            "1_0",
+            "0x10",
+            "five",
+            "\x1b[2J",
+            "5\x00",
+        ]
+    ),
 )
 
 
@@ -390,16 +626,28 @@ def wake_is_legal(text: str) -> bool:
 @given(text=WAKE_TEXT)
 def test_wake_interval_bounds(tree: Tree, figures: Figures, text: str) -> None:
     """`serve --wake-interval`: a finite number of seconds in (0, 86400]; a legal one meets the missing goal."""
-    check(tree, figures, ["supervisor", "serve", f"--wake-interval={text}", MISSING], legal=wake_is_legal(text),
-          rule="is not a wake interval")
+    check(
+        tree,
+        figures,
+        ["supervisor", "serve", f"--wake-interval={text}", MISSING],
+        legal=wake_is_legal(text),
+        rule="is not a wake interval",
+    )
 
 
 @pytest.mark.parametrize("bad", ["/dev/zero", "DIR", "DEEP", "HUGE", "BINARY", "/nonexistent", "FIFO", "NOT_OBJECT"])
 @pytest.mark.parametrize("which", ["--team", "--replanning", "--mission"])
-def test_odd_team_replanning_and_mission_files(tree: Tree, figures: Figures, tmp_path: Path, bad: str,
-                                               which: str) -> None:
-    files = {"DIR": tmp_path, "DEEP": tmp_path / "deep.json", "HUGE": tmp_path / "huge.json",
-             "BINARY": tmp_path / "binary.json", "FIFO": tmp_path / "fifo", "NOT_OBJECT": tmp_path / "list.json"}
+def test_odd_team_replanning_and_mission_files(
+    tree: Tree, figures: Figures, tmp_path: Path, bad: str, which: str
+) -> None:
+    files = {
+        "DIR": tmp_path,
+        "DEEP": tmp_path / "deep.json",
+        "HUGE": tmp_path / "huge.json",
+        "BINARY": tmp_path / "binary.json",
+        "FIFO": tmp_path / "fifo",
+        "NOT_OBJECT": tmp_path / "list.json",
+    }
     files["DEEP"].write_text("[" * 100_000)
     files["HUGE"].write_text(json.dumps({"x": "y" * (2 * 1024 * 1024)}))
     files["BINARY"].write_bytes(b"\xff\xfe\x00{\x1b[2J")
@@ -407,8 +655,11 @@ def test_odd_team_replanning_and_mission_files(tree: Tree, figures: Figures, tmp
     os.mkfifo(files["FIFO"])
     path = str(files.get(bad, bad))
     examples = tree.template.parent.parent
-    chosen = {"--team": str(examples / "team.json"), "--replanning": str(examples / "replanning.json"),
-              "--mission": str(examples / "mission.json")}
+    chosen = {
+        "--team": str(examples / "team.json"),
+        "--replanning": str(examples / "replanning.json"),
+        "--mission": str(examples / "mission.json"),
+    }
     chosen[which] = path
     argv = ["supervisor", "create", "--id", "goal-odd-file", *[x for k, v in chosen.items() for x in (k, v)]]
     check(tree, figures, argv, legal=False, rule=lambda m: path in m or "file" in m)
@@ -432,8 +683,9 @@ def test_paths_too_long_to_look_up(tree: Tree, figures: Figures, path: str) -> N
 
 @pytest.mark.parametrize("verb", [["init"], ["demo", "--no-tui"]])
 @pytest.mark.parametrize("place", ["/dev/null", "FILE", "FILE/below", "/proc/no-such-dir"])
-def test_init_and_demo_into_a_place_that_cannot_hold_a_tree(tree: Tree, figures: Figures, tmp_path: Path,
-                                                             verb: list[str], place: str) -> None:
+def test_init_and_demo_into_a_place_that_cannot_hold_a_tree(
+    tree: Tree, figures: Figures, tmp_path: Path, verb: list[str], place: str
+) -> None:
     (tmp_path / "a-file").write_text("not a directory")
     path = place.replace("FILE", str(tmp_path / "a-file"))
     figures.add("hostile input: CLI arguments tried")
@@ -457,9 +709,17 @@ def test_schema_record_name(tree: Tree, figures: Figures, record: str) -> None:
 
 
 @FUZZ
-@given(root=st.one_of(st.sampled_from(["", ".", "..", "/", "/dev/null", "/proc/self", "~", "-", "--", "\x1b[2J"]),
-                      st.text(st.one_of(HOSTILE_CHARS.filter(lambda c: "\x00" not in c), st.characters(
-                          codec="utf-8", exclude_characters="\x00")), max_size=30)))
+@given(
+    root=st.one_of(
+        st.sampled_from(["", ".", "..", "/", "/dev/null", "/proc/self", "~", "-", "--", "\x1b[2J"]),
+        st.text(
+            st.one_of(
+                HOSTILE_CHARS.filter(lambda c: "\x00" not in c), st.characters(codec="utf-8", exclude_characters="\x00")
+            ),
+            max_size=30,
+        ),
+    )
+)
 @example(root="--")  # `--root=--`: argparse once turned it into an empty list
 def test_root_option(tree: Tree, figures: Figures, root: str) -> None:
     """`--root` that holds no `.harnery/` is exit 4 naming it (NUL cannot reach argv, so it is not tried)."""
@@ -523,8 +783,9 @@ F = TypeVar("F", bound=Screen[Any])
 
 
 @contextlib.asynccontextmanager
-async def form_on(layout: Layout, build: Callable[[Layout], object], key: str,
-                  form_type: type[F]) -> AsyncIterator[tuple[Any, F, dict[str, bytes]]]:
+async def form_on(
+    layout: Layout, build: Callable[[Layout], object], key: str, form_type: type[F]
+) -> AsyncIterator[tuple[Any, F, dict[str, bytes]]]:
     """`build` a scenario, open the console on it and press `key`: (the pilot, the form it opened, which must be
     a `form_type`, and the tree's bytes before anything was typed)."""
     build(layout)
@@ -535,13 +796,20 @@ async def form_on(layout: Layout, build: Callable[[Layout], object], key: str,
         yield pilot, await open_form(pilot, app, key, form_type), before
 
 
-OVER_REASON = ["\u3000 " + "[bold red]x[/] \x1b[2J\x1b]52;c;ZXZpbA==\x07 " * 100 + "r" * 1001 + " \u3000",
-               "r" * 2001]
+OVER_REASON = ["\u3000 " + "[bold red]x[/] \x1b[2J\x1b]52;c;ZXZpbA==\x07 " * 100 + "r" * 1001 + " \u3000", "r" * 2001]
 BLANK = ["", "   ", "\u3000\x1c\x1d\t"]
 
 
-async def refused(pilot: Any, form: Any, field: Input, value: str, rule: str, layout: Layout,
-                  before: dict[str, bytes], figures: Figures) -> None:
+async def refused(
+    pilot: Any,
+    form: Any,
+    field: Input,
+    value: str,
+    rule: str,
+    layout: Layout,
+    before: dict[str, bytes],
+    figures: Figures,
+) -> None:
     """Type `value` into `field`, submit: the form stays, shows `rule`, and nothing is written."""
     figures.add("hostile input: console form values tried")
     field.value = value
@@ -569,8 +837,12 @@ async def test_reason_form_refuses_out_of_bounds_reasons(layout: Layout, figures
             await pilot.pause(0.02)
             if tree_bytes(layout.root) != before:
                 break
-        rejected = [json.loads(line) for line in (layout.plan(scenarios.PLAN_GOAL, scenarios.PENDING_PLAN)
-                                                  / "events.jsonl").read_text().splitlines()][-1]
+        rejected = [
+            json.loads(line)
+            for line in (layout.plan(scenarios.PLAN_GOAL, scenarios.PENDING_PLAN) / "events.jsonl")
+            .read_text()
+            .splitlines()
+        ][-1]
         assert (rejected["event"], rejected["reason"]) == ("plan.rejected", "r" * 2000)
 
 
@@ -583,8 +855,9 @@ async def test_reopen_form_refuses_out_of_bounds_findings(layout: Layout, figure
             await refused(pilot, form, finding, value, "finding 1: the finding is", layout, before, figures)
         finding.value = "fine"
         for value in OVER_REASON:
-            await refused(pilot, form, form.query_one("#reason", Input), value, "at most 2,000", layout, before,
-                          figures)
+            await refused(
+                pilot, form, form.query_one("#reason", Input), value, "at most 2,000", layout, before, figures
+            )
         form.query_one("#reason", Input).value = ""
         for _ in range(25):  # a reopen takes at most 20 findings
             await form.action_add_finding()
@@ -607,5 +880,6 @@ async def test_accept_form_refuses_out_of_bounds_deferrals(layout: Layout, figur
             await refused(pilot, form, why, value, "f2: deferring needs a reason", layout, before, figures)
         why.value = "later"
         for value in OVER_REASON:
-            await refused(pilot, form, form.query_one("#reason", Input), value, "at most 2,000", layout, before,
-                          figures)
+            await refused(
+                pilot, form, form.query_one("#reason", Input), value, "at most 2,000", layout, before, figures
+            )

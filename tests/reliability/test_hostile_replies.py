@@ -37,20 +37,26 @@ NOT_ACCEPTED: dict[str, tuple[str, str]] = {
     # name: (reply text, what the recorded reason must say)
     "deep lists": ("[" * DEEP + "]" * DEEP, "nested deeper than"),
     "deep objects": ('{"a":' * DEEP + "1" + "}" * DEEP, "nested deeper than"),
-    "deep inside a field": ('{"decision":"attention","rationale":"x","extra":' + "[" * 900 + "]" * 900 + "}",
-                            "nested deeper than"),
+    "deep inside a field": (
+        '{"decision":"attention","rationale":"x","extra":' + "[" * 900 + "]" * 900 + "}",
+        "nested deeper than",
+    ),
     "huge string": (json.dumps({"decision": "attention", "rationale": "x" * 3_000_000}), "at most 2000 characters"),
     "not JSON": ("I think you should split the work.", "not JSON"),
-    "several JSON values": ('{"decision":"attention","rationale":"a"}\n{"decision":"attention","rationale":"b"}',
-                            "not JSON: Extra data"),
+    "several JSON values": (
+        '{"decision":"attention","rationale":"a"}\n{"decision":"attention","rationale":"b"}',
+        "not JSON: Extra data",
+    ),
     "empty": ("", "not JSON"),
     "NUL": ("\x00", "not JSON"),
     "array": ("[1, 2, 3]", "one JSON object, not list"),
     "NaN": ('{"decision":"attention","rationale":NaN}', "NaN is not JSON"),
     "lone surrogate": ('{"decision":"attention","rationale":"\\ud800"}', "lone surrogate"),
     "huge integer": ('{"decision":"attention","rationale":"x","n":' + "9" * 5000 + "}", "not JSON"),
-    "markup as a key": (json.dumps({"decision": "attention", "rationale": "x", MARKUP + ESCAPES: 1}),
-                        "Extra inputs are not permitted"),
+    "markup as a key": (
+        json.dumps({"decision": "attention", "rationale": "x", MARKUP + ESCAPES: 1}),
+        "Extra inputs are not permitted",
+    ),
 }
 
 
@@ -75,8 +81,9 @@ def raw(text: str) -> str:
 
 
 @pytest.mark.parametrize("name", list(NOT_ACCEPTED))
-def test_a_hostile_planner_reply_is_a_failed_plan_with_a_clear_reason(kit: GoalKit, name: str,
-                                                                      figures: Figures) -> None:
+def test_a_hostile_planner_reply_is_a_failed_plan_with_a_clear_reason(
+    kit: GoalKit, name: str, figures: Figures
+) -> None:
     text, says = NOT_ACCEPTED[name]
     kit.team["planner"] = scripted_member(kit.directory, "planner", [raw(text), raw(text)])
     goal_id = stuck_goal(kit)
@@ -96,16 +103,16 @@ def test_a_hostile_planner_reply_is_a_failed_plan_with_a_clear_reason(kit: GoalK
 
 
 def test_markup_and_escapes_in_an_attention_reply_are_stored_unchanged(kit: GoalKit, figures: Figures) -> None:
-    kit.team["planner"] = scripted_member(kit.directory, "planner", {"decision": "attention",
-                                                                     "rationale": HOSTILE_TEXT})
+    kit.team["planner"] = scripted_member(
+        kit.directory, "planner", {"decision": "attention", "rationale": HOSTILE_TEXT}
+    )
     goal_id = stuck_goal(kit)
     outcome = run_plan_cycle(kit.layout, goal_id)
     figures.add("hostile input: planner/reviewer replies tried")
     assert outcome is not None and outcome.status == "attention"
     [plan_dir] = plan_files(kit.layout, goal_id)
     assert read(plan_dir / "proposal.json")["rationale"] == HOSTILE_TEXT
-    assert plan_events(plan_dir)[-1] == {**plan_events(plan_dir)[-1], "event": "plan.attention",
-                                         "reason": HOSTILE_TEXT}
+    assert plan_events(plan_dir)[-1] == {**plan_events(plan_dir)[-1], "event": "plan.attention", "reason": HOSTILE_TEXT}
     assert show_goal(kit.layout, goal_id).plans[-1].reason == HOSTILE_TEXT
     assert verify_tree(kit.layout) == []
 
@@ -114,10 +121,15 @@ def test_markup_in_planned_work_and_a_reviewer_reply_is_stored_unchanged(kit: Go
     title = f"Fix {MARKUP}"[:200]
     step = {**item("fix"), "title": title, "objective": f"Objective {ESCAPES} done"}
     kit.team["planner"] = scripted_member(kit.directory, "planner", apply_reply(step, rationale=HOSTILE_TEXT))
-    kit.team["critic"] = scripted_member(kit.directory, "critic", {
-        "verdict": "revise", "rationale": HOSTILE_TEXT,
-        "findings": [{"code": "markup", "severity": "blocking", "summary": MARKUP + ESCAPES}],
-    })
+    kit.team["critic"] = scripted_member(
+        kit.directory,
+        "critic",
+        {
+            "verdict": "revise",
+            "rationale": HOSTILE_TEXT,
+            "findings": [{"code": "markup", "severity": "blocking", "summary": MARKUP + ESCAPES}],
+        },
+    )
     goal_id = stuck_goal(kit, reviewers=("critic",))
     outcome = run_plan_cycle(kit.layout, goal_id)
     figures.add("hostile input: planner/reviewer replies tried", 2)
@@ -133,8 +145,7 @@ def test_markup_in_planned_work_and_a_reviewer_reply_is_stored_unchanged(kit: Go
 
 
 @pytest.mark.parametrize("name", ["deep lists", "not JSON", "lone surrogate", "NaN"])
-def test_a_hostile_reviewer_reply_counts_as_attention_and_says_why(kit: GoalKit, name: str,
-                                                                  figures: Figures) -> None:
+def test_a_hostile_reviewer_reply_counts_as_attention_and_says_why(kit: GoalKit, name: str, figures: Figures) -> None:
     text, says = NOT_ACCEPTED[name]
     kit.team["planner"] = scripted_member(kit.directory, "planner", apply_reply(item("fix")))
     kit.team["critic"] = scripted_member(kit.directory, "critic", [raw(text), raw(text)])
@@ -161,11 +172,17 @@ def planner_script(directory: Path, name: str, body: str) -> Path:
 PROCESS_REPLIES = {
     "endless output": ("while True:\n    sys.stdout.write('x' * 65536)\n", "invalid", "reply limit"),
     "8 MB then exit": ("sys.stdout.write('[' + '1,' * (4 * 1024 * 1024) + '1]')\n", "invalid", "reply limit"),
-    "invalid UTF-8": ("sys.stdout.buffer.write(b'{\"decision\": \"\\xff\\xfe\"}')\n", "invalid", "not UTF-8"),
-    "two JSON values": ("print(json.dumps({'decision': 'attention', 'rationale': 'a'}) * 2)\n", "invalid",
-                        "Extra data"),
-    "escapes on stderr, exit 3": ("sys.stderr.write('\\x1b[2J\\x1b]52;c;eA==\\x07 bad'); sys.exit(3)\n", "crash",
-                                  "exited 3"),
+    "invalid UTF-8": ('sys.stdout.buffer.write(b\'{"decision": "\\xff\\xfe"}\')\n', "invalid", "not UTF-8"),
+    "two JSON values": (
+        "print(json.dumps({'decision': 'attention', 'rationale': 'a'}) * 2)\n",
+        "invalid",
+        "Extra data",
+    ),
+    "escapes on stderr, exit 3": (
+        "sys.stderr.write('\\x1b[2J\\x1b]52;c;eA==\\x07 bad'); sys.exit(3)\n",
+        "crash",
+        "exited 3",
+    ),
 }
 
 
@@ -195,13 +212,21 @@ def test_the_reply_limit_is_the_documented_one() -> None:
 
 def _rules() -> PlanRules:
     template = FrozenTemplate(path="/t", sha256="0" * 64, root=True)
-    return PlanRules(trigger="recovery", is_mission=False, catalog={"implement": template},
-                     active_ids=frozenset({"root-work"}), max_items_per_plan=8, items_remaining=25,
-                     milestones_completed=0, max_milestones=None)
+    return PlanRules(
+        trigger="recovery",
+        is_mission=False,
+        catalog={"implement": template},
+        active_ids=frozenset({"root-work"}),
+        max_items_per_plan=8,
+        items_remaining=25,
+        milestones_completed=0,
+        max_milestones=None,
+    )
 
 
-HOSTILE_CHARS = st.sampled_from(["\x1b", "\x00", "\x07", "\x9b", "\ud800", "\udfff", "[", "]", "{", "\"", "\\",
-                                 "\u202e", "ｄ", "\u0430", "\x85"])
+HOSTILE_CHARS = st.sampled_from(
+    ["\x1b", "\x00", "\x07", "\x9b", "\ud800", "\udfff", "[", "]", "{", '"', "\\", "\u202e", "ｄ", "\u0430", "\x85"]
+)
 TEXT = st.text(st.one_of(st.characters(), HOSTILE_CHARS), max_size=60)
 JSONISH = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | TEXT,
@@ -210,9 +235,16 @@ JSONISH = st.recursive(
 )
 REPLY_SHAPED = st.fixed_dictionaries(
     {"decision": st.sampled_from(["apply", "attention", "complete", "ａｐｐｌｙ"]) | TEXT, "rationale": TEXT},
-    optional={"work": st.lists(st.dictionaries(st.sampled_from(["key", "title", "objective", "template",
-                                                                 "dependencies", "acceptance"]), JSONISH),
-                               max_size=3), "root": JSONISH, "milestone": JSONISH},
+    optional={
+        "work": st.lists(
+            st.dictionaries(
+                st.sampled_from(["key", "title", "objective", "template", "dependencies", "acceptance"]), JSONISH
+            ),
+            max_size=3,
+        ),
+        "root": JSONISH,
+        "milestone": JSONISH,
+    },
 )
 
 
@@ -233,11 +265,17 @@ def planner_input(tmp_path_factory: pytest.TempPathFactory) -> PlannerInput:
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(reply=st.one_of(TEXT, JSONISH.map(lambda v: json.dumps(v, ensure_ascii=False)),
-                       REPLY_SHAPED.map(lambda v: json.dumps(v, ensure_ascii=False)),
-                       st.builds(lambda a, b: a + b, TEXT, TEXT)))
-def test_any_reply_is_checked_without_raising_and_quoted_storably(reply: str, planner_input: PlannerInput,
-                                                                  figures: Figures) -> None:
+@given(
+    reply=st.one_of(
+        TEXT,
+        JSONISH.map(lambda v: json.dumps(v, ensure_ascii=False)),
+        REPLY_SHAPED.map(lambda v: json.dumps(v, ensure_ascii=False)),
+        st.builds(lambda a, b: a + b, TEXT, TEXT),
+    )
+)
+def test_any_reply_is_checked_without_raising_and_quoted_storably(
+    reply: str, planner_input: PlannerInput, figures: Figures
+) -> None:
     figures.add("hostile input: planner/reviewer replies tried")
     checked = check_planner_reply(reply, _rules())
     if checked.valid is not None:
@@ -257,15 +295,17 @@ def anyio_backend() -> str:
 
 
 @pytest.mark.anyio
-async def test_the_console_shows_hostile_replies_as_literal_characters(kit: GoalKit, figures: Figures,
-                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_the_console_shows_hostile_replies_as_literal_characters(
+    kit: GoalKit, figures: Figures, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from harn_tui.tui.app import HarnConsole
     from harn_tui.tui.widgets.content_view import ContentView
     from harn_tui.tui.widgets.plans import PlanHistory
 
     monkeypatch.setenv("HARN_FIXED_NOW", "2026-07-16T10:00:00Z")
-    kit.team["planner"] = scripted_member(kit.directory, "planner", {"decision": "attention",
-                                                                     "rationale": HOSTILE_TEXT})
+    kit.team["planner"] = scripted_member(
+        kit.directory, "planner", {"decision": "attention", "rationale": HOSTILE_TEXT}
+    )
     goal_id = stuck_goal(kit)
     run_plan_cycle(kit.layout, goal_id)
     figures.add("hostile input: planner/reviewer replies tried")
@@ -317,8 +357,11 @@ async def test_every_panel_shows_hostile_plan_work_and_transcript_text_literally
 
     template = write_template(kit.directory / "hostile", "loud.py", HOSTILE_TEMPLATE)
     kit.templates = {"implement": {"path": str(template), "root": True, "max_attempts": 3}}
-    step = {**item("fix", title=f"Fix {MARKUP}"[:200]), "objective": f"Objective {ESCAPES} {MARKUP}",
-            "acceptance": [f"criterion {ESCAPES}"[:500]]}
+    step = {
+        **item("fix", title=f"Fix {MARKUP}"[:200]),
+        "objective": f"Objective {ESCAPES} {MARKUP}",
+        "acceptance": [f"criterion {ESCAPES}"[:500]],
+    }
     kit.team["planner"] = scripted_member(kit.directory, "planner", apply_reply(step, rationale=HOSTILE_TEXT))
     goal_id = stuck_goal(kit)
     outcome = run_plan_cycle(kit.layout, goal_id)
@@ -342,6 +385,13 @@ async def test_every_panel_shows_hostile_plan_work_and_transcript_text_literally
     shown = "".join(screens)
     assert not [c for c in RAW_CONTROLS if c in shown]
     plain = shown.replace("&#160;", " ")
-    for literal_text in ("out ␛[2J␛]52;c;ZXZpbA==␇", "err ␛]8;;http://evil", "[bold red]x[/]", "[@click=app.quit]",
-                         "\\x9b31m", "done ␛[2J [link=http://evil]here[/link]", f"Objective {visible(ESCAPES)[:12]}"):
+    for literal_text in (
+        "out ␛[2J␛]52;c;ZXZpbA==␇",
+        "err ␛]8;;http://evil",
+        "[bold red]x[/]",
+        "[@click=app.quit]",
+        "\\x9b31m",
+        "done ␛[2J [link=http://evil]here[/link]",
+        f"Objective {visible(ESCAPES)[:12]}",
+    ):
         assert literal_text in plain, literal_text  # the transcript, proof, plan and work, shown as characters

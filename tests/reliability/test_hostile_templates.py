@@ -47,18 +47,19 @@ TEMPLATES = {
     "children outlive a normal exit": PROOF + "child('a'); child('b', ignore_term=True); proof(); sys.exit(0)\n",
     "children and a hang past the timeout": PROOF + "child('a', ignore_term=True); child('b'); time.sleep(120)\n",
     "ignores SIGTERM": PROOF + "signal.signal(signal.SIGTERM, signal.SIG_IGN)\nchild('a', ignore_term=True)\n"
-                               "time.sleep(120)\n",
-    "leaves on SIGTERM": PROOF + (
+    "time.sleep(120)\n",
+    "leaves on SIGTERM": PROOF
+    + (
         "def bye(*_):\n    open(os.path.join(os.environ['HARN_RUN_DIR'], 'got-term'), 'w').close()\n"
         "    sys.exit(1)\nsignal.signal(signal.SIGTERM, bye)\ntime.sleep(120)\n"
     ),
-    "closes its output and hangs": PROOF + (
-        "print('last words', flush=True)\nos.close(1)\nos.close(2)\ntime.sleep(120)\n"
-    ),
+    "closes its output and hangs": PROOF
+    + ("print('last words', flush=True)\nos.close(1)\nos.close(2)\ntime.sleep(120)\n"),
     "gigabytes to stdout": PROOF + "chunk = b'x' * 65535 + b'\\n'\nwhile True:\n    sys.stdout.buffer.write(chunk)\n",
     "a flood of empty lines": PROOF + "while True:\n    sys.stdout.buffer.write(b'\\n' * 65536)\n",
     "one endless line": PROOF + "while True:\n    sys.stderr.buffer.write(b'y' * 65536)\n",
-    "invalid UTF-8 and escapes": PROOF + (
+    "invalid UTF-8 and escapes": PROOF
+    + (
         "sys.stdout.buffer.write(b'bad \\xff\\xfe bytes\\n\\x1b[2J\\x1b]52;c;ZXZpbA==\\x07 osc52\\n'"
         " b'\\x1b]8;;http://evil\\x1b\\\\link\\x1b]8;;\\x1b\\\\ \\x9b31m c1 \\x07 [bold red]markup[/]\\n')\n"
         "sys.stderr.buffer.write(b'\\x00nul \\xc3\\x28 \\xed\\xa0\\x80 surrogate\\n')\n"
@@ -70,8 +71,15 @@ TEMPLATES = {
 def run(layout: Layout, tmp_path: Path, name: str, figures: Figures) -> tuple[AttemptResult, float]:
     template = write_template(tmp_path / "templates", name.replace(" ", "-") + ".py", TEMPLATES[name])
     work_id = "hostile-" + name.replace(" ", "-").replace(",", "")[:40]
-    create_work(layout, title=name, template=template, objective="Survive.", acceptance=["done"],
-                work_id=work_id, actor="tester")
+    create_work(
+        layout,
+        title=name,
+        template=template,
+        objective="Survive.",
+        acceptance=["done"],
+        work_id=work_id,
+        actor="tester",
+    )
     figures.add("hostile input: templates tried")
     started = time.monotonic()
     result = run_work(layout, work_id, actor="tester", retry=False)
@@ -113,16 +121,16 @@ def test_children_that_outlive_a_normal_exit_are_killed(layout: Layout, tmp_path
     assert_dead(layout.run(result.run_id) / "scratch", "a", "b")
 
 
-def test_children_of_a_hung_template_die_with_it_on_timeout(layout: Layout, tmp_path: Path,
-                                                            figures: Figures) -> None:
+def test_children_of_a_hung_template_die_with_it_on_timeout(layout: Layout, tmp_path: Path, figures: Figures) -> None:
     result, took = run(layout, tmp_path, "children and a hang past the timeout", figures)
     assert result.status == "failed" and (result.reason or "").startswith("timeout: the template ran longer than 1 s")
     assert took < 5
     assert_dead(layout.run(result.run_id) / "scratch", "a", "b")
 
 
-def test_a_template_that_ignores_sigterm_is_killed_after_the_grace(layout: Layout, tmp_path: Path,
-                                                                   figures: Figures) -> None:
+def test_a_template_that_ignores_sigterm_is_killed_after_the_grace(
+    layout: Layout, tmp_path: Path, figures: Figures
+) -> None:
     result, took = run(layout, tmp_path, "ignores SIGTERM", figures)
     assert result.status == "failed" and "timeout" in (result.reason or "")
     assert 2 <= took < 6  # 1 s timeout + 1 s grace, then SIGKILL
@@ -131,15 +139,13 @@ def test_a_template_that_ignores_sigterm_is_killed_after_the_grace(layout: Layou
     assert proof["status"] == "failed" and proof["summary"] == result.reason
 
 
-def test_sigterm_comes_first_so_a_template_can_leave_cleanly(layout: Layout, tmp_path: Path,
-                                                             figures: Figures) -> None:
+def test_sigterm_comes_first_so_a_template_can_leave_cleanly(layout: Layout, tmp_path: Path, figures: Figures) -> None:
     result, took = run(layout, tmp_path, "leaves on SIGTERM", figures)
     assert (layout.run(result.run_id) / "scratch" / "got-term").exists()
     assert result.status == "failed" and "timeout" in (result.reason or "") and took < 5
 
 
-def test_a_template_that_closes_its_output_still_times_out(layout: Layout, tmp_path: Path,
-                                                          figures: Figures) -> None:
+def test_a_template_that_closes_its_output_still_times_out(layout: Layout, tmp_path: Path, figures: Figures) -> None:
     result, took = run(layout, tmp_path, "closes its output and hangs", figures)
     assert result.status == "failed" and (result.reason or "").startswith("timeout: the template ran longer than 1 s")
     assert took < 5
@@ -147,9 +153,9 @@ def test_a_template_that_closes_its_output_still_times_out(layout: Layout, tmp_p
 
 
 @pytest.mark.parametrize("name", ["gigabytes to stdout", "a flood of empty lines", "one endless line"])
-def test_output_past_the_cap_kills_the_template_and_fails_the_attempt(layout: Layout, tmp_path: Path, name: str,
-                                                                      figures: Figures,
-                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_output_past_the_cap_kills_the_template_and_fails_the_attempt(
+    layout: Layout, tmp_path: Path, name: str, figures: Figures, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("HARN_ATTEMPT_TIMEOUT_S", "60")
     result, took = run(layout, tmp_path, name, figures)
     assert result.status == "failed" and took < 30  # stopped by the cap, long before the timeout
@@ -175,8 +181,9 @@ def test_invalid_utf8_and_escapes_are_stored_as_text(layout: Layout, tmp_path: P
 def test_gigabytes_through_harn_work_run(harn: Harn, tmp_path: Path, figures: Figures) -> None:
     """The same cap in a real `harn work run` process, set by its environment."""
     template = write_template(tmp_path / "templates", "flood.py", TEMPLATES["gigabytes to stdout"])
-    harn.json("work", "create", "Flood", str(template), "--objective", "Print a lot.", "--accept", "done",
-              "--id", "flood")
+    harn.json(
+        "work", "create", "Flood", str(template), "--objective", "Print a lot.", "--accept", "done", "--id", "flood"
+    )
     figures.add("hostile input: templates tried")
     started = time.monotonic()
     document = harn.json("work", "run", "flood", env={"HARN_OUTPUT_CAP_BYTES": str(2 * 1024 * 1024)})

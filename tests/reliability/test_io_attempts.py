@@ -42,7 +42,7 @@ THEN = {
     # the transcript's first line finds the disk full
     "transcript": ("", "echo 'this line cannot be recorded'"),
     # the template's own proof is written while there is room; the host's proof.json is not
-    "proof": (f"printf '{PROOF}' \"$HARN_RUN_ID\" succeeded satisfied null > \"$HARN_PROOF\"", ""),
+    "proof": (f'printf \'{PROOF}\' "$HARN_RUN_ID" succeeded satisfied null > "$HARN_PROOF"', ""),
 }
 
 
@@ -80,8 +80,16 @@ def test_work_run_that_fills_the_disk_is_exit_6_then_failed_environment_uncharge
 ) -> None:
     monkeypatch.setenv("IO_TEST_FILL", str(disk.mount / ".filler"))
     layout = tree_on(disk)
-    create_work(layout, title="Fills the disk", template=fills_template(tmp_path, kind), objective="Do it.",
-                acceptance=["done"], max_attempts=1, work_id=WORK, actor="tester")
+    create_work(
+        layout,
+        title="Fills the disk",
+        template=fills_template(tmp_path, kind),
+        objective="Do it.",
+        acceptance=["done"],
+        max_attempts=1,
+        work_id=WORK,
+        actor="tester",
+    )
     out = tmp_path / "out"
     child = run_cli(layout.root, ["work", "run", WORK, "--json"], out=out)
     assert child.code == 6, child.stdout
@@ -100,7 +108,9 @@ def test_work_run_that_fills_the_disk_is_exit_6_then_failed_environment_uncharge
     assert retried.code == 0 and retried.document()["status"] == "passed", retried.stdout
     finished = [e for e in log_lines(layout.work(WORK) / "events.jsonl") if e["event"] == "attempt.finished"]
     assert [(e["status"], e.get("class"), e["actor"]) for e in finished] == [
-        ("failed", "environment", "supervisor"), ("passed", None, "tester")]
+        ("failed", "environment", "supervisor"),
+        ("passed", None, "tester"),
+    ]
     assert finished[0]["reason"] == UNRECORDED + error["message"]
     check_invariants(layout)
     figures.add("io: attempts whose result could not be recorded, failed as environment", 1)
@@ -139,14 +149,29 @@ def test_serve_on_a_full_disk_backs_off_says_why_and_serves_every_goal_once_spac
     goals = []
     for name in ("a", "b"):
         root_work = make_root(layout, f"root-{name}", template=template, accept=("done",))
-        goals.append(GoalKit(layout, tmp_path / name).create(root_work=root_work, goal_id=f"goal-{name}",
-                                                              options={"retry_blocked": True}))
+        goals.append(
+            GoalKit(layout, tmp_path / name).create(
+                root_work=root_work, goal_id=f"goal-{name}", options={"retry_blocked": True}
+            )
+        )
     log = tmp_path / "serve.log"
     disk.fill()
     with log.open("w") as sink:
         serve = subprocess.Popen(
-            [sys.executable, "-m", "harn_tui", "--root", str(layout.root), "supervisor", "serve",
-             "--wake-interval", "0.2"], stdout=sink, stderr=subprocess.STDOUT, env=harn_env(),
+            [
+                sys.executable,
+                "-m",
+                "harn_tui",
+                "--root",
+                str(layout.root),
+                "supervisor",
+                "serve",
+                "--wake-interval",
+                "0.2",
+            ],
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+            env=harn_env(),
         )
     try:
         wait_for(lambda: log.read_text().count("trying it again in 2 s") >= 2, timeout=30)

@@ -54,9 +54,21 @@ def as_nobody(*argv: str) -> Any:
     every module it imports is one `nobody` may read; returns the JSON document it prints."""
     python, env = nobody_python()
     done = subprocess.run(
-        ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", python, "-m",
-         "tests.reliability.read_only_kit", *argv],
-        cwd=REPOSITORY, capture_output=True, text=True, timeout=300, env=env,
+        [
+            "setpriv",
+            f"--reuid={NOBODY}",
+            f"--regid={NOBODY}",
+            "--clear-groups",
+            python,
+            "-m",
+            "tests.reliability.read_only_kit",
+            *argv,
+        ],
+        cwd=REPOSITORY,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
     )
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
@@ -74,8 +86,13 @@ def nobody_python() -> tuple[str, dict[str, str]]:
     probe = "import subprocess, sys; subprocess.run([sys.executable, '-c', 'import harn_tui, textual'], check=True)"
     version = f"python{sys.version_info.major}.{sys.version_info.minor}"
     for python in (sys.executable, f"/usr/bin/{version}"):
-        done = subprocess.run(["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", python, "-c",
-                               probe], cwd=REPOSITORY, capture_output=True, env=env, timeout=60)
+        done = subprocess.run(
+            ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", python, "-c", probe],
+            cwd=REPOSITORY,
+            capture_output=True,
+            env=env,
+            timeout=60,
+        )
         if done.returncode == 0:
             return python, env
     pytest.skip(f"no {version} that user {NOBODY} may run (and that imports this checkout)")
@@ -144,7 +161,10 @@ def test_the_console_runs_on_a_tree_its_user_may_not_write(tree: Path) -> None:
     assert seen["presence_off"].startswith(f"cannot write {tree}/.harnery/presence/") and denied in seen["presence_off"]
     assert "presence off: cannot write" in seen["header"]
     assert seen["banner"].startswith(f"writes are refused: cannot write {tree}/.harnery") and denied in seen["banner"]
-    assert any(n.startswith(f"error|refused: reject plan {s.PENDING_PLAN}|cannot write {tree}/.harnery/")
-               and n.endswith(denied) for n in seen["notices"]), seen["notices"]
+    assert any(
+        n.startswith(f"error|refused: reject plan {s.PENDING_PLAN}|cannot write {tree}/.harnery/")
+        and n.endswith(denied)
+        for n in seen["notices"]
+    ), seen["notices"]
     assert seen["running"]
     assert snapshot(tree) == before

@@ -32,8 +32,9 @@ SECONDS = float(os.environ.get("HARN_SOAK_SECONDS", "20"))
 def test_racing_transitions_lose_nothing_double_nothing_and_let_nothing_through(
     tmp_path: Path, figures: Figures
 ) -> None:
-    result = run_soak(seconds=SECONDS, workers=4, consoles=2, goals=4, spawn_every=8, seed=11,
-                      directory=tmp_path / "soak")
+    result = run_soak(
+        seconds=SECONDS, workers=4, consoles=2, goals=4, spawn_every=8, seed=11, directory=tmp_path / "soak"
+    )
     report = result.report
     assert result.process_problems == []
     assert report.violations == [], "\n".join(report.violations[:40])
@@ -69,11 +70,25 @@ def test_the_checker_reports_forged_damage(tmp_path: Path) -> None:
         append_event(log, AttemptStarted, "w9", run_id="run-20260101T000000Z-abcdef", attempt=2, trigger="retry")
     entries = CommandLog(logs / "w1.log.jsonl", "w1")
     ghost = forged.model_dump(mode="json", by_alias=True) | {"seq": 99}
-    entries.write(via="cli", verb="work accept", target=work, goal=None, argv=[], exit=0,
-                  doc={"outcome": "applied", "event": ghost})
+    entries.write(
+        via="cli",
+        verb="work accept",
+        target=work,
+        goal=None,
+        argv=[],
+        exit=0,
+        doc={"outcome": "applied", "event": ghost},
+    )
     entries.write(via="cli", verb="work cancel", target=work, goal=None, argv=[], exit=1, doc={"stderr": "boom"})
-    CommandLog(logs / "w9.log.jsonl", "w9").write(via="cli", verb="work run", target="x", goal=None, argv=[],
-                                                   exit=3, doc={"error": {"code": "refused", "message": "no"}})
+    CommandLog(logs / "w9.log.jsonl", "w9").write(
+        via="cli",
+        verb="work run",
+        target="x",
+        goal=None,
+        argv=[],
+        exit=3,
+        doc={"error": {"code": "refused", "message": "no"}},
+    )
     plans = sorted((layout.goal("demo-1-job-queue") / "plans").iterdir())
     events = plans[0] / "events.jsonl"
     events.write_bytes(events.read_bytes() + events.read_bytes().splitlines(keepends=True)[-1])

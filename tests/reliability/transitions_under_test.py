@@ -38,8 +38,10 @@ def examples(workdir: Path) -> Path:
     return target
 
 
-PROOF = ('{"schema_version":1,"run_id":"%s","status":"%s","summary":"done","acceptance":[{"criterion":"done",'
-         '"status":"%s","evidence":"seen"}],"class":%s,"finished_at":"2026-11-30T12:00:00Z"}')
+PROOF = (
+    '{"schema_version":1,"run_id":"%s","status":"%s","summary":"done","acceptance":[{"criterion":"done",'
+    '"status":"%s","evidence":"seen"}],"class":%s,"finished_at":"2026-11-30T12:00:00Z"}'
+)
 PASS_SH = f"""#!/bin/sh
 printf '{PROOF}' "$HARN_RUN_ID" succeeded satisfied null > "$HARN_PROOF"
 """
@@ -109,8 +111,18 @@ def build_supervisor_create(layout: Layout, workdir: Path) -> dict[str, Any]:
 
 def argv_supervisor_create(ctx: dict[str, Any]) -> list[str]:
     ex = ctx["ex"]
-    return ["supervisor", "create", "--team", str(ex / "team.json"), "--replanning", str(ex / "replanning.json"),
-            "--root-work", "root-w", "--id", ctx["goal"]]
+    return [
+        "supervisor",
+        "create",
+        "--team",
+        str(ex / "team.json"),
+        "--replanning",
+        str(ex / "replanning.json"),
+        "--root-work",
+        "root-w",
+        "--id",
+        ctx["goal"],
+    ]
 
 
 def done_supervisor_create(layout: Layout, ctx: dict[str, Any], child: Child) -> None:
@@ -125,8 +137,20 @@ def build_work_create(layout: Layout, workdir: Path) -> dict[str, Any]:
 
 
 def argv_work_create(ctx: dict[str, Any]) -> list[str]:
-    return ["work", "create", "New work", str(ctx["ex"] / "templates" / "implement.py"), "--objective", "Do it.",
-            "--accept", "it works", "--depends-on", "dep-w", "--id", WORK]
+    return [
+        "work",
+        "create",
+        "New work",
+        str(ctx["ex"] / "templates" / "implement.py"),
+        "--objective",
+        "Do it.",
+        "--accept",
+        "it works",
+        "--depends-on",
+        "dep-w",
+        "--id",
+        WORK,
+    ]
 
 
 def done_work_create(layout: Layout, ctx: dict[str, Any], child: Child) -> None:
@@ -214,8 +238,15 @@ def done_retry(layout: Layout, ctx: dict[str, Any], child: Child) -> None:
 
 
 def build_in_review_with_findings(layout: Layout, workdir: Path) -> dict[str, Any]:
-    create_work(layout, title="Item", template=passing(workdir), objective="Do it.", acceptance=["done"],
-                work_id=WORK, actor="tester")
+    create_work(
+        layout,
+        title="Item",
+        template=passing(workdir),
+        objective="Do it.",
+        acceptance=["done"],
+        work_id=WORK,
+        actor="tester",
+    )
     record_attempt(layout, WORK, passed=True)
     reopen_work(layout, WORK, actor="tester", findings=["the log is noisy", "a test is missing"])
     record_attempt(layout, WORK, passed=True, trigger="reopen")
@@ -229,8 +260,15 @@ def done_accepted(layout: Layout, ctx: dict[str, Any], child: Child) -> None:
 
 
 def build_in_review(layout: Layout, workdir: Path) -> dict[str, Any]:
-    create_work(layout, title="Item", template=passing(workdir), objective="Do it.", acceptance=["done"],
-                work_id=WORK, actor="tester")
+    create_work(
+        layout,
+        title="Item",
+        template=passing(workdir),
+        objective="Do it.",
+        acceptance=["done"],
+        work_id=WORK,
+        actor="tester",
+    )
     record_attempt(layout, WORK, passed=True)
     return {}
 
@@ -242,8 +280,15 @@ def done_reopened(layout: Layout, ctx: dict[str, Any], child: Child) -> None:
 
 
 def build_ready(layout: Layout, workdir: Path) -> dict[str, Any]:
-    create_work(layout, title="Item", template=passing(workdir), objective="Do it.", acceptance=["done"],
-                work_id=WORK, actor="tester")
+    create_work(
+        layout,
+        title="Item",
+        template=passing(workdir),
+        objective="Do it.",
+        acceptance=["done"],
+        work_id=WORK,
+        actor="tester",
+    )
     return {}
 
 
@@ -252,8 +297,15 @@ def done_cancelled(layout: Layout, ctx: dict[str, Any], child: Child) -> None:
 
 
 def build_parked(layout: Layout, workdir: Path) -> dict[str, Any]:
-    create_work(layout, title="Deploy", template=parking(workdir), objective="Deploy it.", acceptance=["done"],
-                work_id=WORK, actor="tester")
+    create_work(
+        layout,
+        title="Deploy",
+        template=parking(workdir),
+        objective="Deploy it.",
+        acceptance=["done"],
+        work_id=WORK,
+        actor="tester",
+    )
     assert run_cli(layout.root, ["work", "run", WORK]).code == 0
     return {"approval": parked_approval(layout)}
 
@@ -263,6 +315,7 @@ def done_decided(verdict: str) -> Any:
         decision = json.loads((layout.approval(ctx["approval"]) / "decision.json").read_text())
         assert decision["verdict"] == verdict
         assert child.document()["event"]["verdict"] == verdict
+
     return done
 
 
@@ -290,7 +343,7 @@ def done_one_attempt(layout: Layout, ctx: dict[str, Any], child: Child) -> None:
     """Exactly one new attempt (or resume) was recorded, and it either passed or was lost."""
     events = work_events(layout, ctx.get("work", WORK))
     assert count(events, ctx["start_event"]) == ctx["starts"] + 1, events
-    finished = [e for e in events if e["event"] == "attempt.finished"][ctx["finishes"]:]
+    finished = [e for e in events if e["event"] == "attempt.finished"][ctx["finishes"] :]
     assert all(e["status"] == "passed" or e["reason"] == "lost" for e in finished), finished
 
 
@@ -342,12 +395,19 @@ def goal_kit(layout: Layout, workdir: Path, template: Path) -> GoalKit:
 def build_planning_tick(layout: Layout, workdir: Path) -> dict[str, Any]:
     """A failed root; the tick asks the planner (scripted), the reviewer approves, auto_apply materializes."""
     kit = goal_kit(layout, workdir, passing(workdir))
-    kit.team["planner"] = scripted(workdir, "planner", apply_reply(
-        item("a", template="investigate"), item("b", template="investigate", deps=("a",)),
-        item("fresh", deps=("a", "b"))))
+    kit.team["planner"] = scripted(
+        workdir,
+        "planner",
+        apply_reply(
+            item("a", template="investigate"),
+            item("b", template="investigate", deps=("a",)),
+            item("fresh", deps=("a", "b")),
+        ),
+    )
     kit.team["critic"] = scripted(workdir, "critic", {"verdict": "approve", "rationale": "Fine.", "findings": []})
-    goal = kit.create(root_work=make_root(layout, max_attempts=1, accept=("done",)), reviewers=("critic",),
-                      auto_apply=True)
+    goal = kit.create(
+        root_work=make_root(layout, max_attempts=1, accept=("done",)), reviewers=("critic",), auto_apply=True
+    )
     record_attempt(layout, "root-work", passed=False)
     return {"goal": goal}
 
@@ -366,8 +426,12 @@ def build_revision_tick(layout: Layout, workdir: Path) -> dict[str, Any]:
     revise = {"verdict": "revise", "rationale": "Say why.", "findings": []}
     approve = {"verdict": "approve", "rationale": "Fine.", "findings": []}
     kit.team["critic"] = scripted(workdir, "critic", [revise, revise, approve])
-    goal = kit.create(root_work=make_root(layout, max_attempts=1, accept=("done",)), reviewers=("critic",),
-                      auto_apply=True, replanning={"max_revision_rounds": 1})
+    goal = kit.create(
+        root_work=make_root(layout, max_attempts=1, accept=("done",)),
+        reviewers=("critic",),
+        auto_apply=True,
+        replanning={"max_revision_rounds": 1},
+    )
     record_attempt(layout, "root-work", passed=False)
     return {"goal": goal}
 
@@ -391,8 +455,9 @@ def build_scripted_planner_tick(layout: Layout, workdir: Path, reply: object) ->
 
 def build_attention_tick(layout: Layout, workdir: Path) -> dict[str, Any]:
     """The planner answers `attention`: proposal.json, plan.proposed and plan.attention under one lease hold."""
-    return build_scripted_planner_tick(layout, workdir, {
-        "decision": "attention", "rationale": "A human must pick the queue library.", "work": []})
+    return build_scripted_planner_tick(
+        layout, workdir, {"decision": "attention", "rationale": "A human must pick the queue library.", "work": []}
+    )
 
 
 def done_attention_tick(layout: Layout, ctx: dict[str, Any], child: Child) -> None:
@@ -430,13 +495,29 @@ def done_attempt_tick(layout: Layout, ctx: dict[str, Any], child: Child) -> None
 def build_accept_tick(layout: Layout, workdir: Path) -> dict[str, Any]:
     """`accept_passing_proof`: the tick accepts the passing dependency, then starts the root, which passes."""
     template = passing(workdir)
-    create_work(layout, title="First", template=template, objective="Do it.", acceptance=["done"],
-                work_id="dep-w", actor="tester")
+    create_work(
+        layout,
+        title="First",
+        template=template,
+        objective="Do it.",
+        acceptance=["done"],
+        work_id="dep-w",
+        actor="tester",
+    )
     record_attempt(layout, "dep-w", passed=True)
-    create_work(layout, title="Root", template=template, objective="Do it.", acceptance=["done"],
-                depends_on=["dep-w"], work_id="root-work", actor="tester")
+    create_work(
+        layout,
+        title="Root",
+        template=template,
+        objective="Do it.",
+        acceptance=["done"],
+        depends_on=["dep-w"],
+        work_id="root-work",
+        actor="tester",
+    )
     goal = goal_kit(layout, workdir, template).create(
-        root_work="root-work", options={"retry_blocked": True, "accept_passing_proof": True})
+        root_work="root-work", options={"retry_blocked": True, "accept_passing_proof": True}
+    )
     return {"goal": goal}
 
 
@@ -471,41 +552,80 @@ def argv_tick(ctx: dict[str, Any]) -> list[str]:
 
 
 TRANSITIONS: list[Transition] = [
-    Transition("supervisor create", build_supervisor_create, argv_supervisor_create, done_supervisor_create,
-               lambda layout, ctx: {3} if (layout.goal("goal-new") / "goal.json").is_file() else {0}),
-    Transition("work create", build_work_create, argv_work_create, done_work_create,
-               lambda layout, ctx: {3} if count(work_events(layout), "work.created") else {0}),
+    Transition(
+        "supervisor create",
+        build_supervisor_create,
+        argv_supervisor_create,
+        done_supervisor_create,
+        lambda layout, ctx: {3} if (layout.goal("goal-new") / "goal.json").is_file() else {0},
+    ),
+    Transition(
+        "work create",
+        build_work_create,
+        argv_work_create,
+        done_work_create,
+        lambda layout, ctx: {3} if count(work_events(layout), "work.created") else {0},
+    ),
     Transition("plan approve (apply, 3 items)", build_apply_plan, argv_approve, done_applied),
     Transition("plan approve (over a torn tail)", build_apply_plan_torn, argv_approve, done_applied),
     Transition("plan approve (complete)", build_complete_plan, argv_approve, done_completed),
-    Transition("plan reject", build_proposed,
-               lambda ctx: ["supervisor", "plan", "reject", ctx["goal"], ctx["plan"], "--reason", "Not this way."],
-               done_rejected),
-    Transition("plan retry", build_attention,
-               lambda ctx: ["supervisor", "plan", "retry", ctx["goal"], ctx["plan"], "--reason", "Smaller steps."],
-               done_retry),
-    Transition("plan reopen", build_completed_mission,
-               lambda ctx: ["supervisor", "plan", "reopen", ctx["goal"], ctx["plan"], "--reason", "One more."],
-               done_mission_reopened),
-    Transition("work accept", build_in_review_with_findings,
-               lambda ctx: ["work", "accept", WORK, "--dispose", "f1=fixed", "--dispose", "f2=deferred:next week"],
-               done_accepted),
-    Transition("work accept (goal item)", build_goal_item_in_review,
-               lambda ctx: ["work", "accept", ROOT_WORK, "--reason", "Verified."], done_goal_accepted),
-    Transition("work reopen", build_in_review,
-               lambda ctx: ["work", "reopen", WORK, "--finding", "retry with logs", "--finding", "add a test"],
-               done_reopened),
-    Transition("work cancel", build_ready, lambda ctx: ["work", "cancel", WORK, "--reason", "not needed"],
-               done_cancelled),
-    Transition("approval approve", build_parked, lambda ctx: ["approval", "approve", ctx["approval"]],
-               done_decided("approve")),
-    Transition("approval deny", build_parked,
-               lambda ctx: ["approval", "deny", ctx["approval"], "--reason", "too risky"], done_decided("deny")),
+    Transition(
+        "plan reject",
+        build_proposed,
+        lambda ctx: ["supervisor", "plan", "reject", ctx["goal"], ctx["plan"], "--reason", "Not this way."],
+        done_rejected,
+    ),
+    Transition(
+        "plan retry",
+        build_attention,
+        lambda ctx: ["supervisor", "plan", "retry", ctx["goal"], ctx["plan"], "--reason", "Smaller steps."],
+        done_retry,
+    ),
+    Transition(
+        "plan reopen",
+        build_completed_mission,
+        lambda ctx: ["supervisor", "plan", "reopen", ctx["goal"], ctx["plan"], "--reason", "One more."],
+        done_mission_reopened,
+    ),
+    Transition(
+        "work accept",
+        build_in_review_with_findings,
+        lambda ctx: ["work", "accept", WORK, "--dispose", "f1=fixed", "--dispose", "f2=deferred:next week"],
+        done_accepted,
+    ),
+    Transition(
+        "work accept (goal item)",
+        build_goal_item_in_review,
+        lambda ctx: ["work", "accept", ROOT_WORK, "--reason", "Verified."],
+        done_goal_accepted,
+    ),
+    Transition(
+        "work reopen",
+        build_in_review,
+        lambda ctx: ["work", "reopen", WORK, "--finding", "retry with logs", "--finding", "add a test"],
+        done_reopened,
+    ),
+    Transition(
+        "work cancel", build_ready, lambda ctx: ["work", "cancel", WORK, "--reason", "not needed"], done_cancelled
+    ),
+    Transition(
+        "approval approve", build_parked, lambda ctx: ["approval", "approve", ctx["approval"]], done_decided("approve")
+    ),
+    Transition(
+        "approval deny",
+        build_parked,
+        lambda ctx: ["approval", "deny", ctx["approval"], "--reason", "too risky"],
+        done_decided("deny"),
+    ),
     Transition("work run", build_run_ready, lambda ctx: ["work", "run", WORK], done_one_attempt, started_already),
-    Transition("work run (goal item)", build_goal_item_ready, lambda ctx: ["work", "run", ROOT_WORK],
-               done_one_attempt, started_already),
-    Transition("work run (resume)", build_resume, lambda ctx: ["work", "run", WORK], done_one_attempt,
-               started_already),
+    Transition(
+        "work run (goal item)",
+        build_goal_item_ready,
+        lambda ctx: ["work", "run", ROOT_WORK],
+        done_one_attempt,
+        started_already,
+    ),
+    Transition("work run (resume)", build_resume, lambda ctx: ["work", "run", WORK], done_one_attempt, started_already),
     Transition("work retry", build_retry_blocked, lambda ctx: ["work", "retry", WORK], done_retried, retry_repeat),
     Transition("tick: planner, reviewer, auto-apply", build_planning_tick, argv_tick, done_planning_tick),
     Transition("tick: reviewer asks for a revision", build_revision_tick, argv_tick, done_revision_tick),

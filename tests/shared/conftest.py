@@ -80,7 +80,13 @@ def mode_problems(base: Path, gid: int) -> list[str]:
 def snapshot(base: Path) -> dict[str, tuple[int, int, int, int, int, bytes]]:
     """What a change would show: each entry's mode, owner, group, size, mtime and (a file's) bytes."""
     return {
-        str(path): (found.st_mode, found.st_uid, found.st_gid, found.st_size, found.st_mtime_ns,
-                    path.read_bytes() if stat.S_ISREG(found.st_mode) else b"")
+        str(path): (
+            found.st_mode,
+            found.st_uid,
+            found.st_gid,
+            found.st_size,
+            found.st_mtime_ns,
+            path.read_bytes() if stat.S_ISREG(found.st_mode) else b"",
+        )
         for path, found in walk(base)
     }

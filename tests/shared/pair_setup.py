@@ -17,12 +17,23 @@ def main(root: str, group: str, assets: str, *goal_ids: str) -> None:
     files = Path(assets)
     for goal_id in goal_ids:
         work_id = f"{goal_id}-root"
-        create_work(layout, title=f"Retry the flaky test of {goal_id}", template=files / "templates" /
-                    "attempt-fails.py", objective="Pass by retrying.", acceptance=["green"], max_attempts=1,
-                    work_id=work_id, actor=login_name())
-        create_supervisor(layout, team_file=files / "team.json", root_work=work_id,
-                          replanning_file=files / "replanning-recovery.json",
-                          options=GoalOptions(goal_id=goal_id, title=f"Fix the flaky test ({goal_id})"))
+        create_work(
+            layout,
+            title=f"Retry the flaky test of {goal_id}",
+            template=files / "templates" / "attempt-fails.py",
+            objective="Pass by retrying.",
+            acceptance=["green"],
+            max_attempts=1,
+            work_id=work_id,
+            actor=login_name(),
+        )
+        create_supervisor(
+            layout,
+            team_file=files / "team.json",
+            root_work=work_id,
+            replanning_file=files / "replanning-recovery.json",
+            options=GoalOptions(goal_id=goal_id, title=f"Fix the flaky test ({goal_id})"),
+        )
         report = run_goal(layout, goal_id)
         assert report.goal is not None and report.goal.pending_plan_id is not None, report
         print(report.goal.pending_plan_id)

@@ -45,8 +45,12 @@ class Console:
             time.sleep(0.15)
 
     def alive(self) -> bool:
-        return subprocess.run([*self.base, "has-session", "-t", self.account.name], capture_output=True,
-                              check=False).returncode == 0
+        return (
+            subprocess.run(
+                [*self.base, "has-session", "-t", self.account.name], capture_output=True, check=False
+            ).returncode
+            == 0
+        )
 
     def toasts(self) -> str:
         """The notifications on screen as one line (a toast wraps its text over several rows)."""
@@ -89,14 +93,17 @@ def consoles(accounts: Accounts, place: Path) -> Iterator[tuple[Console, Console
     subprocess.run(["tmux", "-L", socket, "kill-server"], capture_output=True, check=False)
 
 
-def test_two_accounts_pair_on_one_shared_tree(accounts: Accounts, place: Path, assets: Path,
-                                              consoles: tuple[Console, Console]) -> None:
+def test_two_accounts_pair_on_one_shared_tree(
+    accounts: Accounts, place: Path, assets: Path, consoles: tuple[Console, Console]
+) -> None:
     alice, bob = consoles
     root = place / "pair"
     setup = place / SETUP.name
     shutil.copy(SETUP, setup)
-    made = accounts.run(accounts.alice, [accounts.python, str(setup), str(root), accounts.group, str(assets),
-                                         "goal-a", "goal-b", "goal-c"])
+    made = accounts.run(
+        accounts.alice,
+        [accounts.python, str(setup), str(root), accounts.group, str(assets), "goal-a", "goal-b", "goal-c"],
+    )
     assert made.returncode == 0, made.stderr
     plans = dict(zip(("goal-a", "goal-b", "goal-c"), made.stdout.split(), strict=True))
     for command in (["chgrp", accounts.group, str(root)], ["chmod", "2750", str(root)]):
@@ -109,15 +116,18 @@ def test_two_accounts_pair_on_one_shared_tree(accounts: Accounts, place: Path, a
     wait(on_screen(alice, "APPROVAL NEEDED", f"actor {accounts.alice.name} "), "alice's console, as alice")
     bob.start(accounts.shell_command(accounts.bob, tui, umask=0o077))
     presence = root / ".harnery" / "presence"
-    written = wait(lambda: any(p.name.startswith(f"{accounts.bob.name}@") for p in presence.iterdir()),
-                   "bob's heartbeat")
-    figures["alice sees bob's presence"] = wait(
-        lambda: f"here too: {accounts.bob.name}@" in alice.screen(), "bob on alice's screen") - written
+    written = wait(
+        lambda: any(p.name.startswith(f"{accounts.bob.name}@") for p in presence.iterdir()), "bob's heartbeat"
+    )
+    figures["alice sees bob's presence"] = (
+        wait(lambda: f"here too: {accounts.bob.name}@" in alice.screen(), "bob on alice's screen") - written
+    )
     # presence is seen from when both the heartbeat exists and the console is on screen: alice's heartbeat was
     # there before bob's console, so bob's figure starts at his first frame
     drawn = wait(on_screen(bob, f"actor {accounts.bob.name} "), "bob's console, as bob")
-    figures["bob sees alice's presence"] = wait(
-        lambda: f"here too: {accounts.alice.name}@" in bob.screen(), "alice on bob's screen") - drawn
+    figures["bob sees alice's presence"] = (
+        wait(lambda: f"here too: {accounts.alice.name}@" in bob.screen(), "alice on bob's screen") - drawn
+    )
     figures["bob's console on screen after its heartbeat"] = drawn - written
 
     # the race on goal-a: alice approves as bob rejects; exactly one wins, the loser's console shows the refusal
@@ -134,12 +144,19 @@ def test_two_accounts_pair_on_one_shared_tree(accounts: Accounts, place: Path, a
     winner, loser = (alice, bob) if won_by_alice else (bob, alice)
     assert outcomes[0]["actor"] == winner.account.name
     verb = "applied" if won_by_alice else "rejected"
-    figures[f"{loser.account.name} sees the race's winner"] = wait(
-        in_toasts(loser, f"{winner.account.name} {verb} plan {plan} (goal {goal})"),
-        "the winner's transition on the loser's screen") - decided
+    figures[f"{loser.account.name} sees the race's winner"] = (
+        wait(
+            in_toasts(loser, f"{winner.account.name} {verb} plan {plan} (goal {goal})"),
+            "the winner's transition on the loser's screen",
+        )
+        - decided
+    )
     # what the loser's console shows is the core's refusal, word for word as the CLI prints it
-    repeat = (["supervisor", "plan", "reject", goal, plan, "--reason", "the clock belongs in the fixture"]
-              if won_by_alice else ["supervisor", "plan", "approve", goal, plan])
+    repeat = (
+        ["supervisor", "plan", "reject", goal, plan, "--reason", "the clock belongs in the fixture"]
+        if won_by_alice
+        else ["supervisor", "plan", "approve", goal, plan]
+    )
     refused = accounts.harn(loser.account, root, *repeat)
     assert refused.returncode == 3, refused
     message = refused.stderr.removeprefix("harn: ").strip()
@@ -151,17 +168,23 @@ def test_two_accounts_pair_on_one_shared_tree(accounts: Accounts, place: Path, a
         wait(on_screen(console, plans[goal], "APPROVAL NEEDED"), f"{goal}'s card on {console.account.name}'s screen")
         console.keys("a")
         applied = wait(appended(root, goal, plans[goal], ("plan.applied",)), f"{goal} applied")
-        figures[f"{other.account.name} sees {console.account.name}'s approval"] = wait(
-            in_toasts(other, f"{console.account.name} applied plan {plans[goal]} (goal {goal})"),
-            f"the approval of {goal} on {other.account.name}'s screen") - applied
+        figures[f"{other.account.name} sees {console.account.name}'s approval"] = (
+            wait(
+                in_toasts(other, f"{console.account.name} applied plan {plans[goal]} (goal {goal})"),
+                f"the approval of {goal} on {other.account.name}'s screen",
+            )
+            - applied
+        )
         assert plan_events(root, goal, plans[goal])[-1]["actor"] == console.account.name
 
     # the consoles' writes (presence, their serve loops' status files, the attempts those loops ran) and the
     # transitions keep the shared modes; then both quit cleanly
     service = root / ".harnery" / "service"
     wait(lambda: len(list(service.iterdir())) == 2, "both consoles' service status files")
-    wait(lambda: len(list((root / ".harnery" / "runs").glob("*/proof.json"))) > len(plans),
-         "an attempt run by a console's supervisor (the setup ran one per goal)")
+    wait(
+        lambda: len(list((root / ".harnery" / "runs").glob("*/proof.json"))) > len(plans),
+        "an attempt run by a console's supervisor (the setup ran one per goal)",
+    )
     assert mode_problems(root / ".harnery", accounts.gid) == []
     for console in (alice, bob):
         console.keys("C-q")

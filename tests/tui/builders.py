@@ -46,11 +46,25 @@ def template(layout: Layout) -> Path:
     return path
 
 
-def work(layout: Layout, work_id: str, *, title: str | None = None, deps: tuple[str, ...] = (),
-         accept: tuple[str, ...] = ("it works",), objective: str | None = None) -> str:
-    create_work(layout, title=title or f"Work {work_id}", template=template(layout),
-                objective=objective or f"Do {work_id}", acceptance=list(accept), depends_on=list(deps),
-                work_id=work_id, actor="alice")
+def work(
+    layout: Layout,
+    work_id: str,
+    *,
+    title: str | None = None,
+    deps: tuple[str, ...] = (),
+    accept: tuple[str, ...] = ("it works",),
+    objective: str | None = None,
+) -> str:
+    create_work(
+        layout,
+        title=title or f"Work {work_id}",
+        template=template(layout),
+        objective=objective or f"Do {work_id}",
+        acceptance=list(accept),
+        depends_on=list(deps),
+        work_id=work_id,
+        actor="alice",
+    )
     return work_id
 
 
@@ -58,29 +72,54 @@ def work_event(layout: Layout, work_id: str, kind: type[Event], actor: str = "su
     append_event(JsonlTail(layout.work(work_id) / "events.jsonl", WORK_EVENTS_ADAPTER), kind, actor, **payload)
 
 
-def plan_event(layout: Layout, goal_id: str, plan_id: str, kind: type[Event], actor: str = "supervisor",
-               **payload: Any) -> None:
+def plan_event(
+    layout: Layout, goal_id: str, plan_id: str, kind: type[Event], actor: str = "supervisor", **payload: Any
+) -> None:
     tail = JsonlTail(layout.plan(goal_id, plan_id) / "events.jsonl", PLAN_EVENTS_ADAPTER)
     append_event(tail, kind, actor, **payload)
 
 
-def attempt(layout: Layout, work_id: str, run_id: str, *, status: str, number: int = 1, cls: str | None = None,
-            summary: str = "", criteria: tuple[tuple[str, str], ...] = (("it works", "satisfied"),),
-            workspace: dict[str, Any] | None = None) -> None:
+def attempt(
+    layout: Layout,
+    work_id: str,
+    run_id: str,
+    *,
+    status: str,
+    number: int = 1,
+    cls: str | None = None,
+    summary: str = "",
+    criteria: tuple[tuple[str, str], ...] = (("it works", "satisfied"),),
+    workspace: dict[str, Any] | None = None,
+) -> None:
     """A finished attempt: started, proof written (unless parked; with `workspace`, the proof names it),
     finished."""
     work_event(layout, work_id, AttemptStarted, run_id=run_id, attempt=number, trigger="initial")
     if status in ("passed", "failed"):
-        write_record(layout.run(run_id) / "proof.json", Proof.model_validate({
-            "run_id": run_id, "status": "succeeded" if status == "passed" else "failed",
-            "summary": summary or f"attempt {number} {status}",
-            "acceptance": [{"criterion": c, "status": s, "evidence": f"checked {c}"} for c, s in criteria],
-            "class": cls, "finished_at": now_iso(), "workspace": workspace,
-        }))
+        write_record(
+            layout.run(run_id) / "proof.json",
+            Proof.model_validate(
+                {
+                    "run_id": run_id,
+                    "status": "succeeded" if status == "passed" else "failed",
+                    "summary": summary or f"attempt {number} {status}",
+                    "acceptance": [{"criterion": c, "status": s, "evidence": f"checked {c}"} for c, s in criteria],
+                    "class": cls,
+                    "finished_at": now_iso(),
+                    "workspace": workspace,
+                }
+            ),
+        )
     finished: dict[str, Any] = {"class": cls}
-    work_event(layout, work_id, AttemptFinished, run_id=run_id, status=status, **finished,
-               reason=None if status != "failed" else (summary or "the check failed"),
-               approval_id=f"apr-{run_id}-1" if status == "parked" else None)
+    work_event(
+        layout,
+        work_id,
+        AttemptFinished,
+        run_id=run_id,
+        status=status,
+        **finished,
+        reason=None if status != "failed" else (summary or "the check failed"),
+        approval_id=f"apr-{run_id}-1" if status == "parked" else None,
+    )
 
 
 def accept(layout: Layout, work_id: str, run_id: str, actor: str = "alice") -> None:
@@ -95,28 +134,55 @@ def reopen(layout: Layout, work_id: str, *statements: str, actor: str = "alice")
 
 def approval_request(layout: Layout, work_id: str, run_id: str, goal_id: str | None, question: str) -> str:
     approval_id = f"apr-{run_id}-1"
-    write_record(layout.approval(approval_id) / "request.json", ApprovalRequest(
-        id=approval_id, run_id=run_id, work_id=work_id, goal_id=goal_id, question=question,
-        details="the template wants to touch production", requested_at=now_iso()))
+    write_record(
+        layout.approval(approval_id) / "request.json",
+        ApprovalRequest(
+            id=approval_id,
+            run_id=run_id,
+            work_id=work_id,
+            goal_id=goal_id,
+            question=question,
+            details="the template wants to touch production",
+            requested_at=now_iso(),
+        ),
+    )
     return approval_id
 
 
-def goal(layout: Layout, goal_id: str, *, root: str | None, title: str | None = None, max_replans: int = 3,
-         reviewers: bool = False) -> str:
+def goal(
+    layout: Layout,
+    goal_id: str,
+    *,
+    root: str | None,
+    title: str | None = None,
+    max_replans: int = 3,
+    reviewers: bool = False,
+) -> str:
     files = layout.root / f"files-{goal_id}"
     files.mkdir(exist_ok=True)
-    team: dict[str, Any] = {"planner": {"adapter": "command", "argv": ["python3", "./planner.py"],
-                                        "instructions": "Plan."}}
+    team: dict[str, Any] = {
+        "planner": {"adapter": "command", "argv": ["python3", "./planner.py"], "instructions": "Plan."}
+    }
     if reviewers:
         team["reviewer"] = {"adapter": "command", "argv": ["python3", "./reviewer.py"], "instructions": "Review."}
     (files / "team.json").write_text(json.dumps(team))
-    (files / "replanning.json").write_text(json.dumps({
-        "planner": "planner", "max_replans": max_replans, "reviewers": ["reviewer"] if reviewers else [],
-        "templates": {"implement": {"path": str(template(layout)), "root": True}},
-    }))
-    create_supervisor(layout, team_file=files / "team.json", root_work=root,
-                      replanning_file=files / "replanning.json",
-                      options=GoalOptions(goal_id=goal_id, title=title))
+    (files / "replanning.json").write_text(
+        json.dumps(
+            {
+                "planner": "planner",
+                "max_replans": max_replans,
+                "reviewers": ["reviewer"] if reviewers else [],
+                "templates": {"implement": {"path": str(template(layout)), "root": True}},
+            }
+        )
+    )
+    create_supervisor(
+        layout,
+        team_file=files / "team.json",
+        root_work=root,
+        replanning_file=files / "replanning.json",
+        options=GoalOptions(goal_id=goal_id, title=title),
+    )
     return goal_id
 
 
@@ -125,28 +191,63 @@ def _current(layout: Layout, goal_id: str) -> tuple[str, str | None]:
     return view.graph_fingerprint, view.active_root
 
 
-def plan(layout: Layout, goal_id: str, plan_id: str, *, sequence: int, decision: str = "apply",
-         rationale: str = "The parser fails on nested input; fix it first, then re-run the suite.",
-         steps: tuple[dict[str, Any], ...] = (), root_key: str | None = None, trigger: str = "recovery",
-         stale: bool = False) -> str:
+def plan(
+    layout: Layout,
+    goal_id: str,
+    plan_id: str,
+    *,
+    sequence: int,
+    decision: str = "apply",
+    rationale: str = "The parser fails on nested input; fix it first, then re-run the suite.",
+    steps: tuple[dict[str, Any], ...] = (),
+    root_key: str | None = None,
+    trigger: str = "recovery",
+    stale: bool = False,
+) -> str:
     """request.json (with the goal's current fingerprint) and proposal.json, plus `plan.proposed`."""
     fingerprint, root = _current(layout, goal_id)
     directory = layout.plan(goal_id, plan_id)
-    write_record(directory / "request.json", PlanRequest.model_validate({
-        "id": plan_id, "goal_id": goal_id, "sequence": sequence, "trigger": trigger,
-        "graph_fingerprint": "sha256:" + "0" * 64 if stale else fingerprint,
-        "prior_root_work_id": root, "created_at": now_iso()}))
-    write_record(directory / "proposal.json", Proposal.model_validate({
-        "plan_id": plan_id, "decision": decision, "rationale": rationale,
-        "root": root_key if decision == "apply" else None, "work": list(steps) if decision == "apply" else [],
-        "milestone": None, "proposed_at": now_iso()}))
+    write_record(
+        directory / "request.json",
+        PlanRequest.model_validate(
+            {
+                "id": plan_id,
+                "goal_id": goal_id,
+                "sequence": sequence,
+                "trigger": trigger,
+                "graph_fingerprint": "sha256:" + "0" * 64 if stale else fingerprint,
+                "prior_root_work_id": root,
+                "created_at": now_iso(),
+            }
+        ),
+    )
+    write_record(
+        directory / "proposal.json",
+        Proposal.model_validate(
+            {
+                "plan_id": plan_id,
+                "decision": decision,
+                "rationale": rationale,
+                "root": root_key if decision == "apply" else None,
+                "work": list(steps) if decision == "apply" else [],
+                "milestone": None,
+                "proposed_at": now_iso(),
+            }
+        ),
+    )
     plan_event(layout, goal_id, plan_id, PlanProposed)
     return plan_id
 
 
 def step(key: str, title: str, *, deps: tuple[str, ...] = (), objective: str = "") -> dict[str, Any]:
-    return {"key": key, "title": title, "objective": objective or f"Do {key}", "acceptance": [f"{key} done"],
-            "dependencies": list(deps), "template": "implement"}
+    return {
+        "key": key,
+        "title": title,
+        "objective": objective or f"Do {key}",
+        "acceptance": [f"{key} done"],
+        "dependencies": list(deps),
+        "template": "implement",
+    }
 
 
 def attention(layout: Layout, goal_id: str, plan_id: str, reason: str) -> None:
@@ -159,12 +260,25 @@ def review(layout: Layout, goal_id: str, plan_id: str, outcome: str = "approved"
     body = (directory / "proposal.json").read_bytes()
     write_immutable(directory / "candidate.json", body)
     digest = hashlib.sha256(body).hexdigest()
-    write_record(directory / "review.json", ReviewReceipt.model_validate({
-        "plan_id": plan_id, "candidate_sha256": digest, "outcome": outcome, "created_at": now_iso(),
-        "reviews": [{"reviewer": "reviewer", "verdict": "approve" if outcome == "approved" else "revise",
-                     "rationale": "Steps are small and ordered.",
-                     "findings": [{"code": "tests", "severity": "advisory", "summary": "add a regression test"}]}],
-    }))
+    write_record(
+        directory / "review.json",
+        ReviewReceipt.model_validate(
+            {
+                "plan_id": plan_id,
+                "candidate_sha256": digest,
+                "outcome": outcome,
+                "created_at": now_iso(),
+                "reviews": [
+                    {
+                        "reviewer": "reviewer",
+                        "verdict": "approve" if outcome == "approved" else "revise",
+                        "rationale": "Steps are small and ordered.",
+                        "findings": [{"code": "tests", "severity": "advisory", "summary": "add a regression test"}],
+                    }
+                ],
+            }
+        ),
+    )
     if outcome == "approved":
         plan_event(layout, goal_id, plan_id, PlanReviewed, candidate_sha256=digest)
 
@@ -179,15 +293,25 @@ def applied(layout: Layout, goal_id: str, plan_id: str) -> None:
     for item in proposal.work:
         work_id = f"{plan_id}-{item.key}"
         deps = [f"{plan_id}-{d}" if d in {w.key for w in proposal.work} else d for d in item.dependencies]
-        intent = WorkIntent.model_validate({
-            "id": work_id, "title": item.title, "objective": item.objective, "acceptance": item.acceptance,
-            "dependencies": deps, "template": {"path": str(ref), "sha256": digest}, "max_attempts": 3,
-            "source": {"kind": "plan", "ref": f"{goal_id}/{plan_id}"}, "created_at": proposal.proposed_at})
+        intent = WorkIntent.model_validate(
+            {
+                "id": work_id,
+                "title": item.title,
+                "objective": item.objective,
+                "acceptance": item.acceptance,
+                "dependencies": deps,
+                "template": {"path": str(ref), "sha256": digest},
+                "max_attempts": 3,
+                "source": {"kind": "plan", "ref": f"{goal_id}/{plan_id}"},
+                "created_at": proposal.proposed_at,
+            }
+        )
         write_record(layout.work(work_id) / "intent.json", intent)
         work_event(layout, work_id, _created())
         ids.append(work_id)
-    plan_event(layout, goal_id, plan_id, PlanApplied, actor="alice", root_work_id=f"{plan_id}-{proposal.root}",
-               work_ids=ids)
+    plan_event(
+        layout, goal_id, plan_id, PlanApplied, actor="alice", root_work_id=f"{plan_id}-{proposal.root}", work_ids=ids
+    )
 
 
 def _created() -> type[Event]:
@@ -207,36 +331,77 @@ def verdict(kind: str, rationale: str, blocking: str | None = None) -> dict[str,
     return {"reviewer": "reviewer", "verdict": kind, "rationale": rationale, "findings": findings}
 
 
-def revised_plan(layout: Layout, goal_id: str, plan_id: str,
-                 rounds: list[tuple[str, tuple[dict[str, Any], ...], str, dict[str, Any]]]) -> str:
+def revised_plan(
+    layout: Layout,
+    goal_id: str,
+    plan_id: str,
+    rounds: list[tuple[str, tuple[dict[str, Any], ...], str, dict[str, Any]]],
+) -> str:
     """A plan whose candidates went through review rounds as the supervisor leaves them: each round's
     candidate.json and review.json (round r under revision-<r>/), `plan.revision_requested` opening each
     revision, and for a last review that approves, `plan.reviewed {round}`, proposal.json and `plan.proposed`.
     Each round is (rationale, steps, root key, the one review)."""
     fingerprint, root = _current(layout, goal_id)
     directory = layout.plan(goal_id, plan_id)
-    write_record(directory / "request.json", PlanRequest.model_validate({
-        "id": plan_id, "goal_id": goal_id, "sequence": 1, "trigger": "recovery", "graph_fingerprint": fingerprint,
-        "prior_root_work_id": root, "created_at": now_iso()}))
+    write_record(
+        directory / "request.json",
+        PlanRequest.model_validate(
+            {
+                "id": plan_id,
+                "goal_id": goal_id,
+                "sequence": 1,
+                "trigger": "recovery",
+                "graph_fingerprint": fingerprint,
+                "prior_root_work_id": root,
+                "created_at": now_iso(),
+            }
+        ),
+    )
     last = len(rounds) - 1
     body = b""
     for number, (rationale, steps, root_key, review_entry) in enumerate(rounds):
         where = directory if number == 0 else directory / f"revision-{number}"
-        body = record_bytes(Proposal.model_validate({
-            "plan_id": plan_id, "decision": "apply", "rationale": rationale, "root": root_key, "work": list(steps),
-            "milestone": None, "proposed_at": now_iso()}))
+        body = record_bytes(
+            Proposal.model_validate(
+                {
+                    "plan_id": plan_id,
+                    "decision": "apply",
+                    "rationale": rationale,
+                    "root": root_key,
+                    "work": list(steps),
+                    "milestone": None,
+                    "proposed_at": now_iso(),
+                }
+            )
+        )
         write_immutable(where / "candidate.json", body)
         approved = review_entry["verdict"] == "approve" and number == last
         outcome = "approved" if approved else ("revise" if number < last else "attention")
-        write_record(where / "review.json", ReviewReceipt.model_validate({
-            "plan_id": plan_id, "candidate_sha256": hashlib.sha256(body).hexdigest(), "outcome": outcome,
-            "created_at": now_iso(), "reviews": [review_entry]}))
+        write_record(
+            where / "review.json",
+            ReviewReceipt.model_validate(
+                {
+                    "plan_id": plan_id,
+                    "candidate_sha256": hashlib.sha256(body).hexdigest(),
+                    "outcome": outcome,
+                    "created_at": now_iso(),
+                    "reviews": [review_entry],
+                }
+            ),
+        )
         if number < last:
-            plan_event(layout, goal_id, plan_id, PlanRevisionRequested, round=number + 1,
-                       reason=f"reviewers asked for a revision: reviewer (revise): {review_entry['rationale']}")
+            plan_event(
+                layout,
+                goal_id,
+                plan_id,
+                PlanRevisionRequested,
+                round=number + 1,
+                reason=f"reviewers asked for a revision: reviewer (revise): {review_entry['rationale']}",
+            )
     if rounds[last][3]["verdict"] == "approve":
-        plan_event(layout, goal_id, plan_id, PlanReviewed, candidate_sha256=hashlib.sha256(body).hexdigest(),
-                   round=last)
+        plan_event(
+            layout, goal_id, plan_id, PlanReviewed, candidate_sha256=hashlib.sha256(body).hexdigest(), round=last
+        )
         write_immutable(directory / "proposal.json", body)
         plan_event(layout, goal_id, plan_id, PlanProposed)
     return plan_id

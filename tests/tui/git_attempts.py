@@ -17,16 +17,22 @@ from tests.plan_builders import write_template
 
 REPOSITORY_ROOT = Path(__file__).resolve().parents[2]
 GIT_ENV = {
-    "GIT_AUTHOR_NAME": "harn", "GIT_AUTHOR_EMAIL": "harn@localhost", "GIT_AUTHOR_DATE": "2026-07-16T10:00:00Z",
-    "GIT_COMMITTER_NAME": "harn", "GIT_COMMITTER_EMAIL": "harn@localhost",
-    "GIT_COMMITTER_DATE": "2026-07-16T10:00:00Z", "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_AUTHOR_NAME": "harn",
+    "GIT_AUTHOR_EMAIL": "harn@localhost",
+    "GIT_AUTHOR_DATE": "2026-07-16T10:00:00Z",
+    "GIT_COMMITTER_NAME": "harn",
+    "GIT_COMMITTER_EMAIL": "harn@localhost",
+    "GIT_COMMITTER_DATE": "2026-07-16T10:00:00Z",
+    "GIT_CONFIG_GLOBAL": os.devnull,
+    "GIT_CONFIG_NOSYSTEM": "1",
 }
 BASE_FILES = {"README.md": "# demo\n", "app.py": "def main():\n    return 1\n"}
 
 
 def git(directory: Path, *args: str) -> str:
-    done = subprocess.run(["git", "-C", str(directory), *args], capture_output=True, text=True, check=False,
-                          env={**os.environ, **GIT_ENV})
+    done = subprocess.run(
+        ["git", "-C", str(directory), *args], capture_output=True, text=True, check=False, env={**os.environ, **GIT_ENV}
+    )
     if done.returncode != 0:
         raise RuntimeError(f"git {' '.join(args)} failed: {done.stderr.strip()}")
     return done.stdout
@@ -46,8 +52,9 @@ def repository(path: Path, files: dict[str, str] | None = None) -> Path:
     return path
 
 
-def commit_change(repo: Path, workspace: Path, branch: str, files: dict[str, str], *, base: str = "main",
-                  message: str = "attempt") -> dict[str, Any]:
+def commit_change(
+    repo: Path, workspace: Path, branch: str, files: dict[str, str], *, base: str = "main", message: str = "attempt"
+) -> dict[str, Any]:
     """Commit `files` (name -> new text) on a new `branch` from `base` in a worktree at `workspace`, remove the
     worktree (the branch stays) and return the proof's `workspace` for it."""
     git(repo, "worktree", "add", "-q", "-b", branch, str(workspace), base)
@@ -61,9 +68,16 @@ def commit_change(repo: Path, workspace: Path, branch: str, files: dict[str, str
     commit = git(workspace, "rev-parse", "HEAD").strip()
     rows = [line.split("\t") for line in git(repo, "diff", "--numstat", base_commit, commit).splitlines()]
     git(repo, "worktree", "remove", "--force", str(workspace))
-    return {"kind": "git", "repository": str(repo), "branch": branch, "base": base_commit, "commit": commit,
-            "files_changed": len(rows), "insertions": sum(int(r[0]) for r in rows if r[0] != "-"),
-            "deletions": sum(int(r[1]) for r in rows if r[1] != "-")}
+    return {
+        "kind": "git",
+        "repository": str(repo),
+        "branch": branch,
+        "base": base_commit,
+        "commit": commit,
+        "files_changed": len(rows),
+        "insertions": sum(int(r[0]) for r in rows if r[0] != "-"),
+        "deletions": sum(int(r[1]) for r in rows if r[1] != "-"),
+    }
 
 
 TEMPLATE = f"""
@@ -81,11 +95,19 @@ def template(directory: Path) -> Path:
 
 def _prove(workspace: dict[str, Any] | None, summary: str) -> None:
     manifest = json.loads(Path(os.environ["HARN_MANIFEST"]).read_text())
-    proof = {"schema_version": 1, "run_id": os.environ["HARN_RUN_ID"], "status": "succeeded", "summary": summary,
-             "acceptance": [{"criterion": c, "status": "satisfied", "evidence": "the diff does it"}
-                            for c in manifest["work"]["acceptance"]],
-             "class": None, "finished_at": datetime.datetime.now(datetime.UTC).isoformat(),
-             "workspace": workspace}
+    proof = {
+        "schema_version": 1,
+        "run_id": os.environ["HARN_RUN_ID"],
+        "status": "succeeded",
+        "summary": summary,
+        "acceptance": [
+            {"criterion": c, "status": "satisfied", "evidence": "the diff does it"}
+            for c in manifest["work"]["acceptance"]
+        ],
+        "class": None,
+        "finished_at": datetime.datetime.now(datetime.UTC).isoformat(),
+        "workspace": workspace,
+    }
     Path(os.environ["HARN_PROOF"]).write_text(json.dumps(proof))
 
 
@@ -98,8 +120,9 @@ def template_main() -> None:
     if mode == "commit":
         manifest = json.loads(Path(os.environ["HARN_MANIFEST"]).read_text())
         branch = f"harn/{manifest['work']['id']}/{os.environ['HARN_RUN_ID']}"
-        workspace = commit_change(Path(os.environ["TEMPLATE_REPO"]), run_dir / "workspace", branch,
-                                  json.loads(os.environ["TEMPLATE_FILES"]))
+        workspace = commit_change(
+            Path(os.environ["TEMPLATE_REPO"]), run_dir / "workspace", branch, json.loads(os.environ["TEMPLATE_FILES"])
+        )
         print("committed", workspace["commit"], flush=True)
         _prove(workspace, f"{branch} at {workspace['commit'][:7]}")
     elif mode == "follow":
@@ -111,8 +134,10 @@ def template_main() -> None:
         _prove(None, "followed")
     elif mode == "park":
         if "HARN_APPROVAL" not in os.environ:
-            ask = {"question": "Approve the agent's plan for Add the feature?",
-                   "details": os.environ["TEMPLATE_DETAILS"]}
+            ask = {
+                "question": "Approve the agent's plan for Add the feature?",
+                "details": os.environ["TEMPLATE_DETAILS"],
+            }
             (run_dir / "approval-request.json").write_text(json.dumps(ask))
             sys.exit(75)
         _prove(None, "implemented the approved plan")

@@ -27,33 +27,87 @@ def plan_goal(layout: Layout, rationale: str | None = None) -> None:
     b.work(layout, "parser", title="Ship the parser", deps=("investigate", "fixtures"))
     b.attempt(layout, "fixtures", "run-fixtures-1", status="passed")
     b.accept(layout, "fixtures", "run-fixtures-1")
-    b.attempt(layout, "investigate", "run-investigate-1", status="failed", summary="segfault in the lexer",
-              criteria=(("it works", "unsatisfied"),))
+    b.attempt(
+        layout,
+        "investigate",
+        "run-investigate-1",
+        status="failed",
+        summary="segfault in the lexer",
+        criteria=(("it works", "unsatisfied"),),
+    )
     b.goal(layout, PLAN_GOAL, root="parser", title="Ship the parser rewrite", reviewers=True)
-    b.plan(layout, PLAN_GOAL, APPLIED_PLAN, sequence=1, root_key="fix",
-           steps=(b.step("lexer", "Fix the lexer", deps=("fixtures",)),
-                  b.step("fix", "Re-run the parser suite", deps=("lexer", "fixtures"))))
+    b.plan(
+        layout,
+        PLAN_GOAL,
+        APPLIED_PLAN,
+        sequence=1,
+        root_key="fix",
+        steps=(
+            b.step("lexer", "Fix the lexer", deps=("fixtures",)),
+            b.step("fix", "Re-run the parser suite", deps=("lexer", "fixtures")),
+        ),
+    )
     b.applied(layout, PLAN_GOAL, APPLIED_PLAN)
-    b.attempt(layout, f"{APPLIED_PLAN}-lexer", "run-lexer-1", status="failed", summary="lexer still crashes",
-              criteria=(("lexer done", "unsatisfied"),))
-    b.plan(layout, PLAN_GOAL, PENDING_PLAN, sequence=2, root_key="verify",
-           rationale=rationale or ("The lexer fix failed twice on nested brackets. Split the work: first add a "
-                                   "bracket-depth guard, then verify the suite on the fixtures. " + b.HOSTILE),
-           steps=(b.step("guard", "Add a bracket-depth guard", deps=(f"{APPLIED_PLAN}-lexer",),
-                         objective="Guard recursion depth in the lexer so nested input cannot overflow."),
-                  b.step("verify", "Verify the parser suite", deps=("guard", "fixtures"))))
+    b.attempt(
+        layout,
+        f"{APPLIED_PLAN}-lexer",
+        "run-lexer-1",
+        status="failed",
+        summary="lexer still crashes",
+        criteria=(("lexer done", "unsatisfied"),),
+    )
+    b.plan(
+        layout,
+        PLAN_GOAL,
+        PENDING_PLAN,
+        sequence=2,
+        root_key="verify",
+        rationale=rationale
+        or (
+            "The lexer fix failed twice on nested brackets. Split the work: first add a "
+            "bracket-depth guard, then verify the suite on the fixtures. " + b.HOSTILE
+        ),
+        steps=(
+            b.step(
+                "guard",
+                "Add a bracket-depth guard",
+                deps=(f"{APPLIED_PLAN}-lexer",),
+                objective="Guard recursion depth in the lexer so nested input cannot overflow.",
+            ),
+            b.step("verify", "Verify the parser suite", deps=("guard", "fixtures")),
+        ),
+    )
     b.review(layout, PLAN_GOAL, PENDING_PLAN)
 
 
-def attention_goal(layout: Layout, *, eligible: bool = True, goal_id: str = ATTENTION_GOAL,
-                   plan_id: str = ATTENTION_PLAN, root: str = "deploy") -> None:
+def attention_goal(
+    layout: Layout,
+    *,
+    eligible: bool = True,
+    goal_id: str = ATTENTION_GOAL,
+    plan_id: str = ATTENTION_PLAN,
+    root: str = "deploy",
+) -> None:
     """A blocked root and a plan in attention; not eligible when its fingerprint is stale."""
     b.work(layout, root, title="Deploy the service")
-    b.attempt(layout, root, f"run-{root}-1", status="failed", summary="health check timed out",
-              criteria=(("it works", "unsatisfied"),))
+    b.attempt(
+        layout,
+        root,
+        f"run-{root}-1",
+        status="failed",
+        summary="health check timed out",
+        criteria=(("it works", "unsatisfied"),),
+    )
     b.goal(layout, goal_id, root=root, title="Deploy to staging")
-    b.plan(layout, goal_id, plan_id, sequence=1, decision="attention", stale=not eligible,
-           rationale="I cannot tell whether the health check or the network is at fault.")
+    b.plan(
+        layout,
+        goal_id,
+        plan_id,
+        sequence=1,
+        decision="attention",
+        stale=not eligible,
+        rationale="I cannot tell whether the health check or the network is at fault.",
+    )
     b.attention(layout, goal_id, plan_id, "the planner needs a human: is staging reachable?")
 
 
@@ -102,17 +156,28 @@ def agents_goal(layout: Layout) -> None:
     and an ANSI escape, a tab, and enough lines to scroll."""
     repo = g.repository(layout.root)
     b.work(layout, "greet", title="Greet the user by name", accept=("the greeting names the user",))
-    first = g.commit_change(repo, layout.run(AGENT_RUNS[0]) / "scratch" / "workspace", f"harn/greet/{AGENT_RUNS[0]}",
-                            {"app.py": "def main(name):\n    return f'hello {name}'\n"})
+    first = g.commit_change(
+        repo,
+        layout.run(AGENT_RUNS[0]) / "scratch" / "workspace",
+        f"harn/greet/{AGENT_RUNS[0]}",
+        {"app.py": "def main(name):\n    return f'hello {name}'\n"},
+    )
     b.attempt(layout, "greet", AGENT_RUNS[0], status="passed", summary="greets by name", workspace=first)
     b.reopen(layout, "greet", "say goodbye too", actor="bob")
     body = "".join(f"    print('line {n}')\n" for n in range(1, 41))
-    second = g.commit_change(repo, layout.run(AGENT_RUNS[1]) / "scratch" / "workspace", f"harn/greet/{AGENT_RUNS[1]}",
-                             {"app.py": "def main(name):\n    return f'hello {name}, goodbye'\n",
-                              "farewell.py": f"# {b.HOSTILE}\ndef farewell():\n\treturn 'bye'\n{body}"},
-                             base=first["commit"])
-    b.attempt(layout, "greet", AGENT_RUNS[1], status="passed", number=2, summary="greets and says goodbye",
-              workspace=second)
+    second = g.commit_change(
+        repo,
+        layout.run(AGENT_RUNS[1]) / "scratch" / "workspace",
+        f"harn/greet/{AGENT_RUNS[1]}",
+        {
+            "app.py": "def main(name):\n    return f'hello {name}, goodbye'\n",
+            "farewell.py": f"# {b.HOSTILE}\ndef farewell():\n\treturn 'bye'\n{body}",
+        },
+        base=first["commit"],
+    )
+    b.attempt(
+        layout, "greet", AGENT_RUNS[1], status="passed", number=2, summary="greets and says goodbye", workspace=second
+    )
     b.goal(layout, AGENTS_GOAL, root="greet", title="Greet users")
 
 
@@ -124,15 +189,36 @@ def revised_goal(layout: Layout) -> None:
     """A plan the reviewer sent back once: round 0 (one step, review `revise` with a blocking finding), round 1
     (a probe step added, the fix now after it, review approved); the revised candidate awaits approval."""
     b.work(layout, "ingest", title="Ingest the feed")
-    b.attempt(layout, "ingest", "run-ingest-1", status="failed", summary="feed parser crashed",
-              criteria=(("it works", "unsatisfied"),))
+    b.attempt(
+        layout,
+        "ingest",
+        "run-ingest-1",
+        status="failed",
+        summary="feed parser crashed",
+        criteria=(("it works", "unsatisfied"),),
+    )
     b.goal(layout, REVISED_GOAL, root="ingest", title="Ingest the partner feed", reviewers=True)
     first = (b.step("fix", "Patch the feed parser"),)
-    revised = (b.step("probe", "Capture a failing feed sample"),
-               b.step("fix", "Patch the feed parser", deps=("probe",)))
-    b.revised_plan(layout, REVISED_GOAL, REVISED_PLAN, rounds=[
-        ("Patch the parser where it crashed.", first, "fix", b.verdict("revise", "Reproduce it first.",
-                                                                     blocking="no failing sample")),
-        ("Capture a failing sample, then patch the parser against it.", revised, "fix",
-         b.verdict("approve", "Now it is reproducible.")),
-    ])
+    revised = (
+        b.step("probe", "Capture a failing feed sample"),
+        b.step("fix", "Patch the feed parser", deps=("probe",)),
+    )
+    b.revised_plan(
+        layout,
+        REVISED_GOAL,
+        REVISED_PLAN,
+        rounds=[
+            (
+                "Patch the parser where it crashed.",
+                first,
+                "fix",
+                b.verdict("revise", "Reproduce it first.", blocking="no failing sample"),
+            ),
+            (
+                "Capture a failing sample, then patch the parser against it.",
+                revised,
+                "fix",
+                b.verdict("approve", "Now it is reproducible."),
+            ),
+        ],
+    )

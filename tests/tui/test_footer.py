@@ -40,10 +40,16 @@ async def test_each_focus_offers_exactly_its_legal_transitions(everything: Layou
         assert await select(app, pilot, s.ATTENTION_GOAL, "attention") == {"r": "retry_plan"}
         assert await select(app, pilot, s.ATTENTION_GOAL, "graph") == {"o": "reopen_work", "c": "cancel_work"}
         assert await select(app, pilot, s.REVIEW_GOAL, "findings") == {
-            "a": "accept_work", "o": "reopen_work", "c": "cancel_work"}
+            "a": "accept_work",
+            "o": "reopen_work",
+            "c": "cancel_work",
+        }
         assert await select(app, pilot, s.REVIEW_GOAL, "plans") == {}
         assert await select(app, pilot, s.APPROVAL_GOAL, "graph") == {
-            "a": "approve_request", "x": "deny_request", "c": "cancel_work"}
+            "a": "approve_request",
+            "x": "deny_request",
+            "c": "cancel_work",
+        }
         assert await select(app, pilot, s.CORRUPT_GOAL, "graph") == {}
 
 

@@ -67,8 +67,9 @@ async def test_history_tab_lists_every_entry_with_a_runs_events_under_its_attemp
         events = [str(row[2]) for row in rows]
         assert events[:2] == ["work.created", "work.created"] and "goal.created" in events
         started = events.index("attempt.started")
-        assert events[started + 1:started + 3] == ["├ attempt.finished", "└ work.accepted"], \
+        assert events[started + 1 : started + 3] == ["├ attempt.finished", "└ work.accepted"], (
             "a run's finish and its acceptance are grouped under its attempt"
+        )
         assert sorted(positions(app)) == list(range(1, len(rows) + 1)), "every entry once"
         assert "entries · enter: the goal as it stood then" in str(table.border_subtitle)
         assert table.cursor_key == table._order[-1], "the newest entry is selected"
@@ -87,8 +88,9 @@ async def test_enter_shows_the_past_with_every_transition_disabled_and_esc_retur
         assert over is not None
         applied = next(k for k, e in enumerate(over.history.entries, 1) if e.event == "plan.applied")
         total = len(over.history)
-        assert banner(app).startswith(f"viewing {over.history.entries[applied - 2].ts} "
-                                      f"(entry {applied - 1} of {total}) · esc: back to now")
+        assert banner(app).startswith(
+            f"viewing {over.history.entries[applied - 2].ts} (entry {applied - 1} of {total}) · esc: back to now"
+        )
         assert "then: awaiting_attention/review_plan" in banner(app)
         graph = app.main.query_one(GraphPanel)
         assert "generation 0" in str(graph.border_subtitle)
@@ -144,13 +146,13 @@ async def test_the_approval_card_shows_what_approving_replaces_keeps_and_adds(
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         body = str(app.main.query_one("#plans-body").content)
-        card = body[body.index("If approved"):]
+        card = body[body.index("If approved") :]
         assert "generation 1 → 2" in card
-        replaced = card[card.index("replaces"):card.index("keeps")]
+        replaced = card[card.index("replaces") : card.index("keeps")]
         assert replaced.startswith("replaces 1:") and f"◌ waiting {s.APPLIED_PLAN}-fix" in replaced
-        kept = card[card.index("keeps"):card.index("adds")]
+        kept = card[card.index("keeps") : card.index("adds")]
         assert "fixtures" in kept and f"{s.APPLIED_PLAN}-lexer" in kept
-        added = card[card.index("adds"):]
+        added = card[card.index("adds") :]
         assert f"{s.PENDING_PLAN}-guard" in added and f"{s.PENDING_PLAN}-verify" in added
 
 
@@ -194,8 +196,9 @@ def test_snapshot_past_view(history_tree: Layout, console: Factory, snap_compare
 
 
 @pytest.mark.parametrize("size", [WIDE, NARROW], ids=["wide", "narrow"])
-def test_snapshot_approval_card_with_its_diff(history_tree: Layout, console: Factory, snap_compare: Any,
-                                              size: tuple[int, int]) -> None:
+def test_snapshot_approval_card_with_its_diff(
+    history_tree: Layout, console: Factory, snap_compare: Any, size: tuple[int, int]
+) -> None:
     """The approval card of plan-0002, right under its heading: `If approved  generation 1 → 2`, replaces 1
     (◌ waiting plan-0001-aaaaaaaa-fix with its title), keeps 2 (✔ succeeded fixtures, ✖ blocked …-lexer), adds 2
     (plan-0002-bbbbbbbb-guard, …-verify); the rationale follows."""

@@ -79,8 +79,10 @@ async def test_the_embedded_supervisor_reports_an_io_error_and_serves_on_once_sp
 ) -> None:
     layout = tree_on(disk)
     kit = GoalKit(layout, tmp_path)
-    goal_id = kit.create(root_work=make_root(layout, template=kit.directory / "templates" / "implement.py",
-                                             accept=("it works",)), options={"retry_blocked": True})
+    goal_id = kit.create(
+        root_work=make_root(layout, template=kit.directory / "templates" / "implement.py", accept=("it works",)),
+        options={"retry_blocked": True},
+    )
     app = console_on(layout, presence=False, supervisor=True)
     disk.fill()  # before the console starts: its supervisor's first tick finds the disk full
     async with app.run_test(size=(120, 40)) as pilot:

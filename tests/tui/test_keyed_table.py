@@ -42,15 +42,18 @@ async def test_columns_are_as_wide_as_datatable_measures_them() -> None:
         assert widths[next(iter(widths))] == len("in_review") and max(widths.values()) == 70
         assert keyed.virtual_size == plain.virtual_size
 
-        wider = [(key, (Text("waiting"), cells[1], Text("a reason longer than every other one so far")))
-                 for key, cells in ROWS[:2]]
+        wider = [
+            (key, (Text("waiting"), cells[1], Text("a reason longer than every other one so far")))
+            for key, cells in ROWS[:2]
+        ]
         keyed.sync(wider)  # different keys: rebuilt, the new rows measured again
         plain.clear()
         for key, cells in wider:
             plain.add_row(*cells, key=key)
         await pilot.pause()
         assert {k: c.content_width for k, c in keyed.columns.items()} == {
-            k: c.content_width for k, c in plain.columns.items()}
+            k: c.content_width for k, c in plain.columns.items()
+        }
 
 
 @pytest.mark.anyio

@@ -22,8 +22,9 @@ async def watching(pilot: object, app: object) -> None:
     assert app.watcher is not None  # type: ignore[attr-defined]
 
 
-async def test_a_cli_transition_appears_within_a_second_keeping_the_cursor(everything: Layout, harn: Harn,
-                                                                          console: Factory) -> None:
+async def test_a_cli_transition_appears_within_a_second_keeping_the_cursor(
+    everything: Layout, harn: Harn, console: Factory
+) -> None:
     app = console(watch=True)
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
@@ -33,8 +34,11 @@ async def test_a_cli_transition_appears_within_a_second_keeping_the_cursor(every
         await watching(pilot, app)
         result = await asyncio.to_thread(harn, "supervisor", "plan", "approve", s.PLAN_GOAL, s.PENDING_PLAN)
         assert result.returncode == 0, result.stderr
-        took = await wait_until(pilot, lambda: app.main.goal is not None
-                                and app.main.goal.active_root == f"{s.PENDING_PLAN}-verify", timeout=2.0)
+        took = await wait_until(
+            pilot,
+            lambda: app.main.goal is not None and app.main.goal.active_root == f"{s.PENDING_PLAN}-verify",
+            timeout=2.0,
+        )
         assert took < 1.0
         assert graph.cursor_key == "item:fixtures"
         assert "item:fixtures" in graph.layout_rows and graph.layout_rows["item:fixtures"].active
@@ -42,8 +46,9 @@ async def test_a_cli_transition_appears_within_a_second_keeping_the_cursor(every
         assert f"information|tester|tester applied plan {s.PENDING_PLAN} (goal {s.PLAN_GOAL})" in notices(app)
 
 
-async def test_polling_fallback_follows_a_core_call_from_another_thread(monkeypatch: pytest.MonkeyPatch,
-                                                                       layout: Layout, console: Factory) -> None:
+async def test_polling_fallback_follows_a_core_call_from_another_thread(
+    monkeypatch: pytest.MonkeyPatch, layout: Layout, console: Factory
+) -> None:
     monkeypatch.setenv("HARN_POLL", "1")
     s.review_goal(layout)
     app = console(watch=True)
@@ -52,8 +57,11 @@ async def test_polling_fallback_follows_a_core_call_from_another_thread(monkeypa
         assert app.watcher is not None and app.watcher.mode == "polling"
         await watching(pilot, app)
         await asyncio.to_thread(reopen_work, layout, "docs", actor="bob", findings=["tighten the intro"])
-        took = await wait_until(pilot, lambda: app.main.goal is not None
-                                and app.main.goal.work_item("docs").state == "ready", timeout=3.0)  # type: ignore[union-attr]
+        took = await wait_until(
+            pilot,
+            lambda: app.main.goal is not None and app.main.goal.work_item("docs").state == "ready",  # type: ignore[union-attr]
+            timeout=3.0,
+        )
         assert took < 1.5
         assert any(n.endswith(f"bob reopened work docs (goal {s.REVIEW_GOAL})") for n in notices(app))
 
@@ -76,6 +84,7 @@ async def test_a_burst_of_changes_coalesces_into_few_refreshes(layout: Layout, c
         app.apply_paths = counting  # type: ignore[method-assign,assignment]
         for number in range(2, 12):
             await asyncio.to_thread(b.reopen, layout, "docs", f"finding {number}", actor="bob")
+
         def shows_the_last_finding() -> bool:
             goal = app.main.goal
             docs = goal.work_item("docs") if goal is not None else None

@@ -15,12 +15,16 @@ pytestmark = pytest.mark.anyio
 
 def marked(app: object) -> list[str]:
     """The panels whose border title carries the focus mark."""
-    return [name for name in ("goals", "graph", "attention", "plans", "findings", "item", "history")
-            if str(app.main.query_one(f"#{name}").border_title or "").startswith("▶ ")]  # type: ignore[attr-defined]
+    return [
+        name
+        for name in ("goals", "graph", "attention", "plans", "findings", "item", "history")
+        if str(app.main.query_one(f"#{name}").border_title or "").startswith("▶ ")  # type: ignore[attr-defined]
+    ]
 
 
-async def test_tab_cycles_the_panels_in_key_order_and_marks_the_focused_one(everything: Layout,
-                                                                            console: Factory) -> None:
+async def test_tab_cycles_the_panels_in_key_order_and_marks_the_focused_one(
+    everything: Layout, console: Factory
+) -> None:
     app = console()
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
@@ -39,8 +43,7 @@ async def test_tab_cycles_the_panels_in_key_order_and_marks_the_focused_one(ever
         assert "[3 Attention]" in tabs and " 4 Plans " in tabs and "[" not in tabs.replace("[3 Attention]", "")
 
 
-async def test_enter_on_a_goal_opens_its_graph_and_on_an_item_its_detail(everything: Layout,
-                                                                        console: Factory) -> None:
+async def test_enter_on_a_goal_opens_its_graph_and_on_an_item_its_detail(everything: Layout, console: Factory) -> None:
     app = console()
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()

@@ -21,8 +21,9 @@ def header_text(app: object) -> str:
     return str(app.main.query_one(HeaderBar).content)  # type: ignore[attr-defined]
 
 
-async def test_presence_heartbeat_is_written_seen_by_the_other_console_and_removed(everything: Layout,
-                                                                                   console: Factory) -> None:
+async def test_presence_heartbeat_is_written_seen_by_the_other_console_and_removed(
+    everything: Layout, console: Factory
+) -> None:
     alice = console(actor="alice", watch=True, presence=True)
     bob = console(actor="bob", watch=True, presence=True)
     async with alice.run_test(size=(120, 40)) as pa, bob.run_test(size=(120, 40)) as pb:
@@ -39,8 +40,9 @@ async def test_presence_heartbeat_is_written_seen_by_the_other_console_and_remov
         assert oct(mine.stat().st_mode & 0o777) == "0o600"
         await pb.pause(0.3)
         alice.beat(s.PLAN_GOAL, "graph fixtures")
-        await wait_until(pb, lambda: f"alice@{alice.heartbeat.host} on {s.PLAN_GOAL} › graph fixtures"
-                         in header_text(bob))
+        await wait_until(
+            pb, lambda: f"alice@{alice.heartbeat.host} on {s.PLAN_GOAL} › graph fixtures" in header_text(bob)
+        )
         assert "1 other operator here" in header_text(bob)
         await wait_until(pa, lambda: "bob@" in header_text(alice))
         assert "alice@" not in header_text(alice)
@@ -61,8 +63,11 @@ async def test_two_consoles_racing_approve_and_reject_have_one_winner(everything
         await pb.press("enter")
         await settle(pa, alice)
         await settle(pb, bob)
-        outcomes = [e["event"] for e in plan_events(everything, s.PLAN_GOAL, s.PENDING_PLAN)
-                    if e["event"] in ("plan.applied", "plan.rejected")]
+        outcomes = [
+            e["event"]
+            for e in plan_events(everything, s.PLAN_GOAL, s.PENDING_PLAN)
+            if e["event"] in ("plan.applied", "plan.rejected")
+        ]
         assert len(outcomes) == 1
         winner, loser = (alice, bob) if outcomes[0] == "plan.applied" else (bob, alice)
         assert any(n.title == "done" for n in winner.notices)
@@ -70,8 +75,9 @@ async def test_two_consoles_racing_approve_and_reject_have_one_winner(everything
         assert len(refusals) == 1 and refusals[0].title.startswith("refused: ")
         assert "not proposed" in refusals[0].message or "already" in refusals[0].message
         verb = "applied" if outcomes[0] == "plan.applied" else "rejected"
-        await wait_until(pa if loser is alice else pb,
-                         lambda: any(f"{winner.actor} {verb} plan" in n for n in notices(loser)))
+        await wait_until(
+            pa if loser is alice else pb, lambda: any(f"{winner.actor} {verb} plan" in n for n in notices(loser))
+        )
 
 
 async def test_two_consoles_racing_the_same_approve_apply_it_once(everything: Layout, console: Factory) -> None:

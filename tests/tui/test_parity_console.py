@@ -28,21 +28,34 @@ pytestmark = pytest.mark.anyio
 STAMP = "2026-11-30T12:00:00Z"
 
 
-def status(host: str, pid: int, goals: list[str], actor: str = "bob", backoff_s: float = 0.0,
-           last_error: str | None = None) -> ServiceStatus:
-    return ServiceStatus(host=host, pid=pid, actor=actor, started_at=STAMP, heartbeat_at=STAMP, goals=goals,
-                         rounds=3, last_round_at=STAMP, backoff_s=backoff_s, last_error=last_error,
-                         executor="local")
+def status(
+    host: str, pid: int, goals: list[str], actor: str = "bob", backoff_s: float = 0.0, last_error: str | None = None
+) -> ServiceStatus:
+    return ServiceStatus(
+        host=host,
+        pid=pid,
+        actor=actor,
+        started_at=STAMP,
+        heartbeat_at=STAMP,
+        goals=goals,
+        rounds=3,
+        last_round_at=STAMP,
+        backoff_s=backoff_s,
+        last_error=last_error,
+        executor="local",
+    )
 
 
 def test_the_header_names_embedded_and_external_loops_with_backoff_and_error() -> None:
     embedded = status("here", 10, ["goal-a"], actor="alice")
     external = status("build-2", 4242, ["goal-b", "goal-c"], backoff_s=4, last_error="goal goal-b: lease [busy]")
-    text = header_content(HeaderState(root="R", actor="alice", services=(embedded, external),
-                                      own_service=("here", 10))).plain
+    text = header_content(
+        HeaderState(root="R", actor="alice", services=(embedded, external), own_service=("here", 10))
+    ).plain
     line = text.splitlines()[1]
-    assert line.startswith("serve embedded 1 goal; bob@build-2:4242 2 goals, backing off 4 s, error: goal goal-b: "
-                           "lease [busy]"), line
+    assert line.startswith(
+        "serve embedded 1 goal; bob@build-2:4242 2 goals, backing off 4 s, error: goal goal-b: lease [busy]"
+    ), line
     assert "⚠" not in text
 
 
@@ -52,8 +65,9 @@ def test_the_header_warns_when_loops_on_two_hosts_enroll_the_same_goal() -> None
     assert line.startswith("⚠ serve loops on alpha, beta all enroll goal-b"), line
 
 
-def test_a_plan_with_two_rounds_shows_every_round_and_what_changed(layout: Layout, console: Factory,
-                                                                   snap_compare: Any) -> None:
+def test_a_plan_with_two_rounds_shows_every_round_and_what_changed(
+    layout: Layout, console: Factory, snap_compare: Any
+) -> None:
     """Plan history of goal-08-revised: the approval card shows the revised steps (probe, then fix after probe);
     `Review rounds  2 rounds, 1 revision`; Round 0 with its candidate (Patch the parser…), one step, the review
     `outcome revise` with the blocking finding `no failing sample`; Round 1 with `revision asked: …Reproduce it
@@ -74,8 +88,15 @@ def test_the_header_with_an_external_service(everything: Layout, console: Factor
 
     async def with_service(pilot: Any) -> None:
         app = pilot.app
-        app.services = (status("build-2", 4242, ["goal-01-plan", "goal-02-attention"], backoff_s=4,
-                               last_error="goal goal-02-attention: lease busy"),)
+        app.services = (
+            status(
+                "build-2",
+                4242,
+                ["goal-01-plan", "goal-02-attention"],
+                backoff_s=4,
+                last_error="goal goal-02-attention: lease busy",
+            ),
+        )
         app.refresh_header()
         await pilot.pause()
 
@@ -100,8 +121,9 @@ async def test_reopen_is_offered_on_a_completed_mission_and_its_form_dispatches(
         await pilot.pause()
         await pilot.press(*"Plan the disk-full milestone.")
         await pilot.press("enter")
-        await wait_until(pilot, lambda: any(e["event"] == "plan.reopened"
-                                            for e in plan_events(layout, goal_id, plan_id)), timeout=10)
+        await wait_until(
+            pilot, lambda: any(e["event"] == "plan.reopened" for e in plan_events(layout, goal_id, plan_id)), timeout=10
+        )
         await wait_until(pilot, lambda: app.main.goal is not None and app.main.goal.latest_plan_status == "reopened")
         assert app.main.goal.next_action == "plan_milestone"  # type: ignore[union-attr]
         assert not app.main.check_action("reopen_plan", ()), "a reopened plan is not reopened again"
@@ -127,8 +149,7 @@ async def test_the_header_shows_live_loops_and_the_embedded_one_is_fed_by_the_co
             own = layout.service / f"{safe_host()}-{os.getpid()}.json"
             assert own.exists()
             await pilot.press("s")
-            await wait_until(pilot, lambda: not own.exists() and "serve embedded" not in header_text(app),
-                             timeout=15)
+            await wait_until(pilot, lambda: not own.exists() and "serve embedded" not in header_text(app), timeout=15)
     finally:
         if sleeper.poll() is None:
             sleeper.kill()

@@ -55,8 +55,12 @@ async def test_slash_filters_the_goal_list_and_esc_clears_it(everything: Layout,
         await pilot.pause()
         assert app.main.query_one(GoalsPanel).has_focus and app.main.goal_id == s.ATTENTION_GOAL
         assert "escape" in active_keys(app), "esc clears the filter, offered in the footer"
-        for needle, expected in (("corrupt", [s.CORRUPT_GOAL]), ("resolve_appr", [s.APPROVAL_GOAL]),
-                                 ("GOAL-03", [s.REVIEW_GOAL]), ("passed and awaits", [s.REVIEW_GOAL])):
+        for needle, expected in (
+            ("corrupt", [s.CORRUPT_GOAL]),
+            ("resolve_appr", [s.APPROVAL_GOAL]),
+            ("GOAL-03", [s.REVIEW_GOAL]),
+            ("passed and awaits", [s.REVIEW_GOAL]),
+        ):
             app.main.query_one("#goal-filter").value = needle
             await pilot.pause()
             assert listed(app) == expected, needle
@@ -100,8 +104,12 @@ async def test_n_and_shift_n_walk_the_decisions_in_pending_order(everything: Lay
             if app.main.context() == "plans":
                 diff = app.main.over_time.proposal_diff(app.main.model.tree, goal)
                 assert app.main.query_one("#plans-body", ContentView).text == history_content(goal, diff).plain
-        assert seen == [(s.PLAN_GOAL, "plans"), (s.ATTENTION_GOAL, "attention"), (s.REVIEW_GOAL, "findings"),
-                        (s.APPROVAL_GOAL, "graph")]
+        assert seen == [
+            (s.PLAN_GOAL, "plans"),
+            (s.ATTENTION_GOAL, "attention"),
+            (s.REVIEW_GOAL, "findings"),
+            (s.APPROVAL_GOAL, "graph"),
+        ]
         assert app.main.query_one(GraphPanel).work_id_at_cursor == "migrate"
         assert active_keys(app).get("a") == "approve_request", "the decision's own keys decide it"
         await pilot.press("N")
@@ -128,8 +136,9 @@ async def test_n_jumps_past_a_filter_that_hides_the_decision(everything: Layout,
 
 
 @pytest.mark.parametrize("bell", [True, False], ids=["bell", "no-bell"])
-async def test_a_new_decision_rings_once_and_counts_in_the_header(everything: Layout, console: Factory,
-                                                                 bell: bool) -> None:
+async def test_a_new_decision_rings_once_and_counts_in_the_header(
+    everything: Layout, console: Factory, bell: bool
+) -> None:
     app = console(bell=bell)
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()

@@ -22,7 +22,8 @@ pytestmark = pytest.mark.anyio
 
 
 async def test_alone_it_is_selected_on_start_and_its_approval_is_decided_from_the_keyboard(
-        layout: Layout, console: Factory) -> None:
+    layout: Layout, console: Factory
+) -> None:
     s.standalone_work(layout)
     app = console()
     async with app.run_test(size=(120, 40)) as pilot:
@@ -47,8 +48,7 @@ async def test_alone_it_is_selected_on_start_and_its_approval_is_decided_from_th
         assert [w.id for w in app.main.goal.work] == ["hotfix"]  # type: ignore[union-attr]
 
 
-async def test_beside_goals_it_is_the_last_row_and_its_review_is_accepted(layout: Layout,
-                                                                          console: Factory) -> None:
+async def test_beside_goals_it_is_the_last_row_and_its_review_is_accepted(layout: Layout, console: Factory) -> None:
     s.review_goal(layout)
     s.standalone_work(layout)
     app = console()

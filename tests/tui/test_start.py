@@ -49,8 +49,9 @@ async def test_untrusted_rationale_is_rendered_literally_without_crashing(everyt
         assert "\x1b" not in svg
 
 
-async def test_corrupt_goal_is_listed_with_its_reason_beside_the_sound_ones(everything: Layout,
-                                                                          console: Factory) -> None:
+async def test_corrupt_goal_is_listed_with_its_reason_beside_the_sound_ones(
+    everything: Layout, console: Factory
+) -> None:
     app = console()
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
@@ -89,11 +90,13 @@ async def test_empty_tree_opens_with_a_hint(layout: Layout, console: Factory) ->
 
 async def test_a_one_step_plan_reads_in_the_singular(layout: Layout, console: Factory) -> None:
     b.work(layout, "root-item", title="Fix the build")
-    b.attempt(layout, "root-item", "run-root-1", status="failed", summary="it broke",
-              criteria=(("it works", "unsatisfied"),))
+    b.attempt(
+        layout, "root-item", "run-root-1", status="failed", summary="it broke", criteria=(("it works", "unsatisfied"),)
+    )
     b.goal(layout, "goal-single", root="root-item", title="Fix the build")
-    b.plan(layout, "goal-single", "plan-0001-aaaaaaaa", sequence=1, root_key="fix",
-           steps=(b.step("fix", "Fix the build"),))
+    b.plan(
+        layout, "goal-single", "plan-0001-aaaaaaaa", sequence=1, root_key="fix", steps=(b.step("fix", "Fix the build"),)
+    )
     app = console()
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()

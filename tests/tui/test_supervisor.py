@@ -17,10 +17,18 @@ from tests.tui.test_pairing import header_text
 pytestmark = pytest.mark.anyio
 
 
-async def test_embedded_supervisor_runs_ready_work_and_can_be_switched_off(layout: Layout, examples: Path,
-                                                                          console: Factory) -> None:
-    create_work(layout, title="Build it", template=examples / "templates" / "implement.py", objective="Build",
-                acceptance=["it builds"], work_id="build", actor="alice")
+async def test_embedded_supervisor_runs_ready_work_and_can_be_switched_off(
+    layout: Layout, examples: Path, console: Factory
+) -> None:
+    create_work(
+        layout,
+        title="Build it",
+        template=examples / "templates" / "implement.py",
+        objective="Build",
+        acceptance=["it builds"],
+        work_id="build",
+        actor="alice",
+    )
     b.goal(layout, "goal-embedded", root="build")
     b.work(layout, "docs", title="Write the guide")  # a goal the loop checks after, that never acts: in review
     b.attempt(layout, "docs", "run-docs-1", status="passed")
@@ -39,8 +47,11 @@ async def test_embedded_supervisor_runs_ready_work_and_can_be_switched_off(layou
         assert "supervisor on" in header_text(app)
         attempt = app.model.goals["goal-embedded"].work_item("build").latest_attempt  # type: ignore[union-attr]
         assert attempt is not None and attempt.started_by == "supervisor" and attempt.status == "passed"
-        await wait_until(pilot, lambda: "last tick goal-embedded: needs_human after 1 cycle: 1 dispatch,"
-                         in header_text(app), timeout=10)
+        await wait_until(
+            pilot,
+            lambda: "last tick goal-embedded: needs_human after 1 cycle: 1 dispatch," in header_text(app),
+            timeout=10,
+        )
         deadline = time.monotonic() + 2  # the idle goal's checks that follow never take the line over
         while time.monotonic() < deadline:
             assert "last tick goal-embedded" in header_text(app), header_text(app)

@@ -88,9 +88,25 @@ def test_one_live_change_writes_a_few_rows_not_the_screen(layout: Layout, actor:
         for key in (b"1", b"\x1b[B", b"\x1b[B", b"5"):  # the review goal's Findings, as an operator would
             os.write(terminal.fd, key)
             terminal.read_until_quiet(0.4)
-        result = subprocess.run([sys.executable, "-m", "harn_tui", "--root", str(layout.root), "--actor", actor,
-                                 "work", "reopen", "docs", "--finding", "the intro is too long"],
-                                capture_output=True, text=True, check=False)
+        result = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "harn_tui",
+                "--root",
+                str(layout.root),
+                "--actor",
+                actor,
+                "work",
+                "reopen",
+                "docs",
+                "--finding",
+                "the intro is too long",
+            ],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
         assert result.returncode == 0, result.stderr
         written = terminal.read_until_quiet(0.5)
         assert b"ready" in written  # the change did reach the screen

@@ -55,13 +55,26 @@ def terminal(tmp_path: Path) -> Iterator[Terminal]:
     term.run("kill-server")
 
 
-def test_keyboard_approval_and_another_process_in_a_real_terminal(layout: Layout, harn: Harn,
-                                                                   terminal: Terminal) -> None:
+def test_keyboard_approval_and_another_process_in_a_real_terminal(
+    layout: Layout, harn: Harn, terminal: Terminal
+) -> None:
     s.plan_goal(layout)
     s.review_goal(layout)
-    command = " ".join(shlex.quote(part) for part in (
-        "env", "HARN_ACTOR=alice", "TEXTUAL_THEME=textual-dark", sys.executable, "-m", "harn_tui",
-        "--root", str(layout.root), "tui", "--no-supervisor"))
+    command = " ".join(
+        shlex.quote(part)
+        for part in (
+            "env",
+            "HARN_ACTOR=alice",
+            "TEXTUAL_THEME=textual-dark",
+            sys.executable,
+            "-m",
+            "harn_tui",
+            "--root",
+            str(layout.root),
+            "tui",
+            "--no-supervisor",
+        )
+    )
     terminal.run("new-session", "-d", "-s", "console", "-x", "120", "-y", "40", command)
     terminal.wait_for(lambda: "APPROVAL NEEDED" in terminal.screen())
     assert "a Approve plan" in terminal.screen()
@@ -83,9 +96,20 @@ def test_keyboard_approval_and_another_process_in_a_real_terminal(layout: Layout
 
 def _console_in(terminal: Terminal, layout: Layout) -> Path:
     """Start the console in tmux and return its presence file once it is written."""
-    command = " ".join(shlex.quote(part) for part in (
-        "env", "HARN_ACTOR=alice", sys.executable, "-m", "harn_tui", "--root", str(layout.root), "tui",
-        "--no-supervisor"))
+    command = " ".join(
+        shlex.quote(part)
+        for part in (
+            "env",
+            "HARN_ACTOR=alice",
+            sys.executable,
+            "-m",
+            "harn_tui",
+            "--root",
+            str(layout.root),
+            "tui",
+            "--no-supervisor",
+        )
+    )
     terminal.run("new-session", "-d", "-s", "console", "-x", "100", "-y", "30", command)
     terminal.wait_for(lambda: len(list(layout.presence.glob("alice@*.json"))) == 1)
     return next(layout.presence.glob("alice@*.json"))
@@ -115,14 +139,29 @@ def test_a_console_ended_by_a_signal_removes_its_presence(layout: Layout, termin
         time.sleep(0.1)
 
 
-def test_the_demo_built_at_root_says_where_its_tree_stays_after_the_console_closes(tmp_path: Path,
-                                                                                   terminal: Terminal) -> None:
+def test_the_demo_built_at_root_says_where_its_tree_stays_after_the_console_closes(
+    tmp_path: Path, terminal: Terminal
+) -> None:
     tree = tmp_path / "demo"
     done = tmp_path / "exit-code"
-    command = " ".join(shlex.quote(part) for part in (
-        "sh", "-c", f'"$@"; echo $? > {shlex.quote(str(done))}; sleep 60', "sh",
-        "env", "HARN_ACTOR=alice", "TEXTUAL_THEME=textual-dark", sys.executable, "-m", "harn_tui",
-        "demo", "--root", str(tree)))
+    command = " ".join(
+        shlex.quote(part)
+        for part in (
+            "sh",
+            "-c",
+            f'"$@"; echo $? > {shlex.quote(str(done))}; sleep 60',
+            "sh",
+            "env",
+            "HARN_ACTOR=alice",
+            "TEXTUAL_THEME=textual-dark",
+            sys.executable,
+            "-m",
+            "harn_tui",
+            "demo",
+            "--root",
+            str(tree),
+        )
+    )
     terminal.run("new-session", "-d", "-s", "console", "-x", "120", "-y", "40", command)
     terminal.wait_for(lambda: "5 goals" in terminal.screen(), timeout=90)
     terminal.keys("C-q")

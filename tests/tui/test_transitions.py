@@ -36,8 +36,9 @@ async def focus_goal(app: object, pilot: object, goal_id: str, panel_key: str) -
     await pilot.pause()  # type: ignore[attr-defined]
 
 
-async def test_approve_from_the_keyboard_applies_the_plan_and_updates_the_panels(everything: Layout,
-                                                                                  console: Factory) -> None:
+async def test_approve_from_the_keyboard_applies_the_plan_and_updates_the_panels(
+    everything: Layout, console: Factory
+) -> None:
     app = console()
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
@@ -56,8 +57,9 @@ async def test_approve_from_the_keyboard_applies_the_plan_and_updates_the_panels
         before = plan_events(everything, s.PLAN_GOAL, s.PENDING_PLAN)
         app.dispatch(requests.approve_plan(s.PLAN_GOAL, s.PENDING_PLAN))
         await settle(pilot, app)
-        assert notices(app)[-1] == (f"information|already done|approve plan {s.PENDING_PLAN}: "
-                                    "already done, nothing written")
+        assert notices(app)[-1] == (
+            f"information|already done|approve plan {s.PENDING_PLAN}: already done, nothing written"
+        )
         assert plan_events(everything, s.PLAN_GOAL, s.PENDING_PLAN) == before
 
 
@@ -154,7 +156,9 @@ async def test_reopen_with_several_findings(layout: Layout, console: Factory) ->
         last = work_events(layout, "docs")[-1]
         assert last["event"] == "work.reopened" and last["actor"] == "alice"
         assert [(f["id"], f["statement"]) for f in last["findings"]] == [
-            ("f1", "the [b]title[/b] is wrong"), ("f2", "the footer")]
+            ("f1", "the [b]title[/b] is wrong"),
+            ("f2", "the footer"),
+        ]
         assert app.main.goal is not None and app.main.goal.work_item("docs").state == "ready"  # type: ignore[union-attr]
 
 
@@ -185,7 +189,8 @@ async def test_accept_disposes_every_open_finding(layout: Layout, console: Facto
         assert last["event"] == "work.accepted"
         assert last["dispositions"] == [
             {"id": "f1", "outcome": "fixed", "reason": None},
-            {"id": "f2", "outcome": "deferred", "reason": "next release: screenshots need the new theme"}]
+            {"id": "f2", "outcome": "deferred", "reason": "next release: screenshots need the new theme"},
+        ]
         assert app.main.goal is not None and app.main.goal.state == "succeeded"
 
 
@@ -281,8 +286,9 @@ async def test_graph_selection_shows_item_detail(everything: Layout, console: Fa
         assert "  1 2026-07-16T10:00:00.000Z work.created alice" in body
 
 
-async def test_each_verb_repeated_is_already_done_and_a_conflicting_repeat_is_refused(everything: Layout,
-                                                                                      console: Factory) -> None:
+async def test_each_verb_repeated_is_already_done_and_a_conflicting_repeat_is_refused(
+    everything: Layout, console: Factory
+) -> None:
     app = console()
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
@@ -304,8 +310,20 @@ async def test_each_verb_repeated_is_already_done_and_a_conflicting_repeat_is_re
             app.dispatch(request)
             await settle(pilot, app)
         kinds = [n.title.split(":")[0] for n in app.notices]
-        assert kinds == ["done", "already done", "refused", "done", "already done", "done", "already done",
-                         "done", "already done", "refused", "done", "already done"]
+        assert kinds == [
+            "done",
+            "already done",
+            "refused",
+            "done",
+            "already done",
+            "done",
+            "already done",
+            "done",
+            "already done",
+            "refused",
+            "done",
+            "already done",
+        ]
         refusals = [n.message for n in app.notices if n.severity == "error"]
         assert "different reason" in refusals[0]
         assert "apr-run-migrate-1-1" in refusals[1]

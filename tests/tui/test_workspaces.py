@@ -34,8 +34,15 @@ WORK = "feature"
 
 def agent_goal(layout: Layout, tmp_path: Path) -> None:
     """A goal whose root item runs the git test template."""
-    create_work(layout, title="Add the feature", template=g.template(tmp_path / "templates"), objective="Add it",
-                  acceptance=["it is added"], work_id=WORK, actor="alice")
+    create_work(
+        layout,
+        title="Add the feature",
+        template=g.template(tmp_path / "templates"),
+        objective="Add it",
+        acceptance=["it is added"],
+        work_id=WORK,
+        actor="alice",
+    )
     b.goal(layout, GOAL, root=WORK, title="Ship the feature")
 
 
@@ -68,9 +75,9 @@ async def show_item(pilot: object, app: HarnConsole) -> ItemDetail:
     return item
 
 
-async def test_the_item_tab_shows_each_attempts_workspace_line(layout: Layout, tmp_path: Path,
-                                                               monkeypatch: pytest.MonkeyPatch,
-                                                               console: Factory) -> None:
+async def test_the_item_tab_shows_each_attempts_workspace_line(
+    layout: Layout, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, console: Factory
+) -> None:
     result = committed(layout, tmp_path, monkeypatch, {"app.py": "def main():\n    return 2\n", "new.py": "x = 1\n"})
     commit = g.git(tmp_path / "repo", "rev-parse", f"harn/{WORK}/{result.run_id}").strip()
     app = console()
@@ -96,8 +103,9 @@ def screen_lines(view: DiffView) -> list[str]:
     return [view.render_line(y).text for y in range(view.scrollable_content_region.height)]
 
 
-async def test_d_opens_the_attempts_diff_and_it_scrolls(layout: Layout, tmp_path: Path,
-                                                        monkeypatch: pytest.MonkeyPatch, console: Factory) -> None:
+async def test_d_opens_the_attempts_diff_and_it_scrolls(
+    layout: Layout, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, console: Factory
+) -> None:
     body = "".join(f"line {n}\n" for n in range(1, 81))
     committed(layout, tmp_path, monkeypatch, {"app.py": "def main():\n    return 2\n", "notes.txt": body})
     app = console()
@@ -120,9 +128,9 @@ async def test_d_opens_the_attempts_diff_and_it_scrolls(layout: Layout, tmp_path
         assert app.screen is app.main and app.main.context() == "graph"
 
 
-async def test_a_diff_shows_markup_and_escapes_as_characters(layout: Layout, tmp_path: Path,
-                                                             monkeypatch: pytest.MonkeyPatch,
-                                                             console: Factory) -> None:
+async def test_a_diff_shows_markup_and_escapes_as_characters(
+    layout: Layout, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, console: Factory
+) -> None:
     committed(layout, tmp_path, monkeypatch, {"hostile.txt": f"{b.HOSTILE}\n\tindented\x07\n"})
     app = console()
     async with app.run_test(size=(120, 40)) as pilot:
@@ -135,9 +143,9 @@ async def test_a_diff_shows_markup_and_escapes_as_characters(layout: Layout, tmp
         assert "\x1b" not in view.text and "\x07" not in view.text
 
 
-async def test_d_is_offered_only_for_an_item_with_a_git_workspace(layout: Layout, tmp_path: Path,
-                                                                  monkeypatch: pytest.MonkeyPatch,
-                                                                  console: Factory) -> None:
+async def test_d_is_offered_only_for_an_item_with_a_git_workspace(
+    layout: Layout, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, console: Factory
+) -> None:
     agent_goal(layout, tmp_path)
     (tmp_path / "gate").mkdir()
     for number in (1, 2, 3):
@@ -155,8 +163,9 @@ async def test_d_is_offered_only_for_an_item_with_a_git_workspace(layout: Layout
         assert not app.main.check_action("show_diff", ())
 
 
-async def test_a_running_attempts_transcript_follows_live(layout: Layout, tmp_path: Path,
-                                                          monkeypatch: pytest.MonkeyPatch, console: Factory) -> None:
+async def test_a_running_attempts_transcript_follows_live(
+    layout: Layout, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, console: Factory
+) -> None:
     agent_goal(layout, tmp_path)
     gate = tmp_path / "gate"
     gate.mkdir()
@@ -165,8 +174,9 @@ async def test_a_running_attempts_transcript_follows_live(layout: Layout, tmp_pa
         await pilot.pause()
         item = await show_item(pilot, app)
         await pilot.pause(0.3)  # the watcher arms after the first paint
-        running = asyncio.create_task(asyncio.to_thread(attempt, layout, monkeypatch, "follow",
-                                                        TEMPLATE_GATE=str(gate)))
+        running = asyncio.create_task(
+            asyncio.to_thread(attempt, layout, monkeypatch, "follow", TEMPLATE_GATE=str(gate))
+        )
         await wait_until(pilot, lambda: "running: follows live" in item.text, timeout=10)
         run_id = next(line.split()[2] for line in item.text.splitlines() if line.startswith("Output of run-"))
         for number in (1, 2, 3):
@@ -180,15 +190,17 @@ async def test_a_running_attempts_transcript_follows_live(layout: Layout, tmp_pa
         assert 0 < app.model.transcripts.bytes_read <= size  # type: ignore[union-attr]  # each byte read once
 
 
-STEPS = ("Read app.py and find where the greeting is built",
-         "Add a name parameter to main() and pass it through " + "from the command line, keeping the old default "
-         "when no name is given, so existing callers keep working; " + b.HOSTILE + " and then run the tests again",
-         "Add a test for the greeting with and without a name")
+STEPS = (
+    "Read app.py and find where the greeting is built",
+    "Add a name parameter to main() and pass it through " + "from the command line, keeping the old default "
+    "when no name is given, so existing callers keep working; " + b.HOSTILE + " and then run the tests again",
+    "Add a test for the greeting with and without a name",
+)
 
 
-async def test_an_ask_first_approval_shows_the_agents_steps_as_its_details(layout: Layout, tmp_path: Path,
-                                                                          monkeypatch: pytest.MonkeyPatch,
-                                                                          console: Factory) -> None:
+async def test_an_ask_first_approval_shows_the_agents_steps_as_its_details(
+    layout: Layout, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, console: Factory
+) -> None:
     agent_goal(layout, tmp_path)
     details = "\n".join(f"{n}. {step}" for n, step in enumerate(STEPS, 1)) + "\n\nRationale: small steps, tested."
     assert attempt(layout, monkeypatch, "park", TEMPLATE_DETAILS=details).status == "parked"
@@ -203,7 +215,7 @@ async def test_an_ask_first_approval_shows_the_agents_steps_as_its_details(layou
         for number, step in enumerate(STEPS, 1):
             first = next(i for i, line in enumerate(shown) if line.startswith(f"    {number}. "))
             rest = []
-            for line in shown[first + 1:]:
+            for line in shown[first + 1 :]:
                 if not line.startswith("       ") or line[7] == " ":
                     break
                 rest.append(line.strip())
@@ -212,8 +224,9 @@ async def test_an_ask_first_approval_shows_the_agents_steps_as_its_details(layou
         assert "    Rationale: small steps, tested." in shown
 
 
-async def test_brackets_step_through_the_attempts_and_an_unreadable_diff_says_why(layout: Layout,
-                                                                                   console: Factory) -> None:
+async def test_brackets_step_through_the_attempts_and_an_unreadable_diff_says_why(
+    layout: Layout, console: Factory
+) -> None:
     s.agents_goal(layout)
     app = console()
     async with app.run_test(size=(120, 40)) as pilot:

@@ -22,8 +22,16 @@ from typing import TYPE_CHECKING
 import pytest
 
 CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 if TYPE_CHECKING:  # playwright is needed only by the browser tests
     from playwright.sync_api import ViewportSize
 
@@ -52,8 +60,9 @@ SCREEN_TEXT = """() => {
 
 def require_browser() -> None:
     """Skip where Chromium or Playwright is missing, except in CI, whose `.ci/run` installs both."""
-    missing = [what for what, present in (("chromium", CHROMIUM.exists()), ("playwright", _has_playwright()))
-               if not present]
+    missing = [
+        what for what, present in (("chromium", CHROMIUM.exists()), ("playwright", _has_playwright())) if not present
+    ]
     if missing and not os.environ.get("CI"):
         pytest.skip(f"not installed: {', '.join(missing)} (apt-get install chromium; pip install -e '.[dev]')")
     assert not missing, f"CI must install {missing}"
@@ -110,7 +119,8 @@ def chromium(profile: Path) -> Iterator[object]:
 
     with sync_playwright() as playwright:
         context = playwright.chromium.launch_persistent_context(
-            str(profile), executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS, viewport=VIEWPORT)
+            str(profile), executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS, viewport=VIEWPORT
+        )
         context.add_init_script(KEEP_TERMINAL)
         try:
             yield context
@@ -144,9 +154,9 @@ def keep_screenshot(target: Path, png: bytes, screen: str) -> bool:
 def _chunks(png: bytes) -> Iterator[tuple[bytes, bytes]]:
     position = 8
     while position < len(png):
-        (length,) = struct.unpack(">I", png[position:position + 4])
-        kind = png[position + 4:position + 8]
-        yield kind, png[position + 8:position + 8 + length]
+        (length,) = struct.unpack(">I", png[position : position + 4])
+        kind = png[position + 4 : position + 8]
+        yield kind, png[position + 8 : position + 8 + length]
         position += 12 + length
 
 

@@ -26,7 +26,11 @@ class WebServer:
         self._stderr = log.open("wb")
         self.process = subprocess.Popen(
             [sys.executable, "-m", "harn_tui", "--root", str(root), "web", "--port", "0", "--json", *args],
-            stdout=subprocess.PIPE, stderr=self._stderr, env=harn_env(env), text=True)
+            stdout=subprocess.PIPE,
+            stderr=self._stderr,
+            env=harn_env(env),
+            text=True,
+        )
         self.document = self._first_line()
         self.url: str = self.document["url"]
         self.token: str = self.document["token"]

@@ -28,8 +28,10 @@ from tests.web.browser_kit import ConsolePage, chromium, keep_screenshot, normal
 from tests.web.server_kit import WebServer, wait_until
 
 SCREENSHOT = Path(__file__).resolve().parents[2] / "docs" / "guide" / "web-console.png"
-RATIONALE = ("The lexer fix failed twice on nested brackets. Split the work: first add a bracket-depth guard, "
-             "then verify the suite on the fixtures.")
+RATIONALE = (
+    "The lexer fix failed twice on nested brackets. Split the work: first add a bracket-depth guard, "
+    "then verify the suite on the fixtures."
+)
 CONSOLE_START_S = 60.0
 
 pytestmark = pytest.mark.timeout(300)  # about 40 s alone; a loaded machine starts each console slowly
@@ -53,9 +55,16 @@ def upgrade_status(server: WebServer, path: str) -> int:
     """The HTTP status a websocket handshake on `path` gets."""
     host, port = server.document["host"], server.document["port"]
     connection = http.client.HTTPConnection(host, port, timeout=10)
-    connection.request("GET", path, headers={
-        "Upgrade": "websocket", "Connection": "Upgrade", "Sec-WebSocket-Version": "13",
-        "Sec-WebSocket-Key": base64.b64encode(os.urandom(16)).decode()})
+    connection.request(
+        "GET",
+        path,
+        headers={
+            "Upgrade": "websocket",
+            "Connection": "Upgrade",
+            "Sec-WebSocket-Version": "13",
+            "Sec-WebSocket-Key": base64.b64encode(os.urandom(16)).decode(),
+        },
+    )
     status = connection.getresponse().status
     connection.close()
     return status

@@ -30,8 +30,13 @@ from tests.web.server_kit import WebServer, console_pids, wait_until
 def harn_web(*args: str, root: Path | str | None = None, timeout: float = 60) -> subprocess.CompletedProcess[str]:
     """A `harn web` expected to exit on its own (bad input)."""
     prefix = ["--root", str(root)] if root is not None else []
-    return subprocess.run([sys.executable, "-m", "harn_tui", *prefix, "web", *args], capture_output=True,
-                          text=True, env=harn_env(), timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "harn_tui", *prefix, "web", *args],
+        capture_output=True,
+        text=True,
+        env=harn_env(),
+        timeout=timeout,
+    )
 
 
 def test_it_prints_the_url_with_a_fresh_token_and_listens_on_loopback_only(root: Path, tmp_path: Path) -> None:
@@ -49,9 +54,13 @@ def test_it_prints_the_url_with_a_fresh_token_and_listens_on_loopback_only(root:
     finally:
         for server in (first, second):
             assert server.stop(signal.SIGINT) == 0
-    plain = subprocess.Popen([sys.executable, "-m", "harn_tui", "--root", str(root), "web", "--port", "0",
-                              "--no-supervisor"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                             env=harn_env())
+    plain = subprocess.Popen(
+        [sys.executable, "-m", "harn_tui", "--root", str(root), "web", "--port", "0", "--no-supervisor"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=harn_env(),
+    )
     try:
         assert plain.stdout is not None
         line = plain.stdout.readline()
@@ -72,8 +81,9 @@ def test_beyond_loopback_it_warns_that_the_token_is_the_only_protection(root: Pa
 
 
 def test_public_url_sets_the_printed_link_and_the_page_websocket(root: Path, tmp_path: Path) -> None:
-    server = WebServer(root, "--no-supervisor", "--public-url", "https://ops.example.org/harn/",
-                       log=tmp_path / "web.log")
+    server = WebServer(
+        root, "--no-supervisor", "--public-url", "https://ops.example.org/harn/", log=tmp_path / "web.log"
+    )
     try:
         assert server.url == f"https://ops.example.org/harn/?token={server.token}"
         page = asyncio.run(fetch(f"http://127.0.0.1:{server.document['port']}/?token={server.token}&actor=alice"))
@@ -89,14 +99,18 @@ async def fetch(url: str) -> str:
     return text
 
 
-@pytest.mark.parametrize(("args", "rule"), [
-    (("--port", "70000"), "is not a port"),
-    (("--port", "http"), "is not a whole number"),
-    (("--public-url", "ftp://example.org"), "must be an http:// or https:// URL"),
-    (("--actor", "no spaces"), "is not a valid ID"),
-])
-def test_bad_arguments_are_exit_2_before_the_tree_is_looked_up(args: tuple[str, ...], rule: str,
-                                                                tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("args", "rule"),
+    [
+        (("--port", "70000"), "is not a port"),
+        (("--port", "http"), "is not a whole number"),
+        (("--public-url", "ftp://example.org"), "must be an http:// or https:// URL"),
+        (("--actor", "no spaces"), "is not a valid ID"),
+    ],
+)
+def test_bad_arguments_are_exit_2_before_the_tree_is_looked_up(
+    args: tuple[str, ...], rule: str, tmp_path: Path
+) -> None:
     result = harn_web(*args, root=tmp_path / "nowhere")
     assert result.returncode == 2, result.stderr
     assert rule in result.stderr and result.stdout == ""
@@ -106,8 +120,9 @@ def test_a_missing_tree_is_exit_4_and_nothing_listens(tmp_path: Path) -> None:
     port = free_port()
     result = harn_web("--port", str(port), "--json", root=tmp_path / "nowhere")
     assert result.returncode == 4
-    assert json.loads(result.stdout) == {"error": {"code": "not_found", "message": json.loads(
-        result.stdout)["error"]["message"]}}
+    assert json.loads(result.stdout) == {
+        "error": {"code": "not_found", "message": json.loads(result.stdout)["error"]["message"]}
+    }
     assert "no .harnery/ under" in result.stdout and "token" not in result.stdout
 
 
@@ -128,8 +143,15 @@ def free_port() -> int:
 
 
 def test_it_runs_the_embedded_supervisor_unless_told_not_to(layout: Layout, examples: Path, tmp_path: Path) -> None:
-    create_work(layout, title="Build it", template=examples / "templates" / "implement.py", objective="Build",
-                acceptance=["it builds"], work_id="build", actor="alice")
+    create_work(
+        layout,
+        title="Build it",
+        template=examples / "templates" / "implement.py",
+        objective="Build",
+        acceptance=["it builds"],
+        work_id="build",
+        actor="alice",
+    )
     b.goal(layout, "goal-web", root="build")
     events = layout.work("build") / "events.jsonl"
     quiet = WebServer(layout.root, "--no-supervisor", log=tmp_path / "quiet.log")
@@ -139,8 +161,7 @@ def test_it_runs_the_embedded_supervisor_unless_told_not_to(layout: Layout, exam
     server = WebServer(layout.root, log=tmp_path / "web.log")
     try:
         wait_until(lambda: '"attempt.finished"' in events.read_text(), 30, "the embedded supervisor's attempt")
-        started = [json.loads(line) for line in events.read_text().splitlines()
-                   if '"attempt.started"' in line]
+        started = [json.loads(line) for line in events.read_text().splitlines() if '"attempt.started"' in line]
         assert started and started[0]["actor"] == "supervisor"
     finally:
         assert server.stop(signal.SIGINT) == 0
@@ -170,20 +191,26 @@ async def two_sessions_then_interrupt(server: WebServer) -> None:
         server.process.send_signal(signal.SIGINT)
         for websocket in sockets:
             while (await asyncio.wait_for(websocket.receive(), 30)).type not in (
-                    aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED, aiohttp.WSMsgType.CLOSING):
+                aiohttp.WSMsgType.CLOSE,
+                aiohttp.WSMsgType.CLOSED,
+                aiohttp.WSMsgType.CLOSING,
+            ):
                 pass
 
 
-def test_a_console_that_will_not_quit_is_killed_after_the_grace_period(tmp_path: Path,
-                                                                        capfd: pytest.CaptureFixture[str]) -> None:
+def test_a_console_that_will_not_quit_is_killed_after_the_grace_period(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
     """The session asks its process to quit; one that ignores it is killed with its process group. What the
     console writes on stderr reaches the server's stderr, never its stdout (which carries the URL)."""
     helper_pid = tmp_path / "helper.pid"
-    hanging = ("import pathlib, signal, subprocess, sys, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
-               "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(120)']); "
-               f"pathlib.Path({str(helper_pid)!r}).write_text(str(child.pid)); "
-               "print('a console complaint', file=sys.stderr, flush=True); "
-               "print('__GANGLION__', flush=True); time.sleep(120)")
+    hanging = (
+        "import pathlib, signal, subprocess, sys, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
+        "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(120)']); "
+        f"pathlib.Path({str(helper_pid)!r}).write_text(str(child.pid)); "
+        "print('a console complaint', file=sys.stderr, flush=True); "
+        "print('__GANGLION__', flush=True); time.sleep(120)"
+    )
     closed: list[bool] = []
 
     async def story() -> tuple[float, int]:
@@ -195,8 +222,13 @@ def test_a_console_that_will_not_quit_is_killed_after_the_grace_period(tmp_path:
 
         from textual_serve.download_manager import DownloadManager
 
-        session = ConsoleSession([sys.executable, "-c", hanging], write_bytes=ignore, write_str=ignore,
-                                 close=close, download_manager=DownloadManager())
+        session = ConsoleSession(
+            [sys.executable, "-c", hanging],
+            write_bytes=ignore,
+            write_str=ignore,
+            close=close,
+            download_manager=DownloadManager(),
+        )
         await session.start(80, 24)
         while not helper_pid.exists() or not helper_pid.read_text():
             await asyncio.sleep(0.05)
@@ -210,8 +242,11 @@ def test_a_console_that_will_not_quit_is_killed_after_the_grace_period(tmp_path:
     assert "a console complaint" in err and "a console complaint" not in out
     assert 1.0 <= took < 10, took
     assert closed == [True], "the page's socket is closed when its console ends"
-    wait_until(lambda: not Path(f"/proc/{helper}").exists() or "Z" in zombie_state(helper), 5,
-               "the console's helper process to be killed with its group")
+    wait_until(
+        lambda: not Path(f"/proc/{helper}").exists() or "Z" in zombie_state(helper),
+        5,
+        "the console's helper process to be killed with its group",
+    )
 
 
 def zombie_state(pid: int) -> str:

@@ -98,8 +98,14 @@ class LocalExecutor:
     def run(self, job: TemplateRun, transcript: TranscriptWriter, on_start: Callable[[], None]) -> Ended:
         env = {k: v for k, v in os.environ.items() if k not in HIDDEN_ENV}
         env.update(job.contract)
-        ended = run_template(job.template_path, cwd=job.scratch, env=env, timeout_s=job.timeout_s,
-                             transcript=transcript, on_start=on_start)
+        ended = run_template(
+            job.template_path,
+            cwd=job.scratch,
+            env=env,
+            timeout_s=job.timeout_s,
+            transcript=transcript,
+            on_start=on_start,
+        )
         return Ended(ended)
 
 

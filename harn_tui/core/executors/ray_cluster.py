@@ -127,8 +127,9 @@ class RayExecutor:
                 if not ray.is_initialized():
                     ray.init(address=self.address, **options)
             except Exception as error:  # Ray raises ConnectionError, RuntimeError, ValueError ... for one cause
-                raise ExecutorUnavailable(f"the Ray cluster at {self.address} cannot be reached: "
-                                          f"{ray_said(error)}") from None
+                raise ExecutorUnavailable(
+                    f"the Ray cluster at {self.address} cannot be reached: {ray_said(error)}"
+                ) from None
             default_sigchld()  # this process's own children (planners, local templates) keep their exit codes
             _errors_to_stderr()
             self._task = ray.remote(attempt_task)
@@ -141,7 +142,11 @@ class RayExecutor:
         ray = import_ray()
         cpus, resources = resource_request()
         generator = self._task.options(
-            num_returns="streaming", max_retries=0, retry_exceptions=False, num_cpus=cpus, resources=resources,
+            num_returns="streaming",
+            max_retries=0,
+            retry_exceptions=False,
+            num_cpus=cpus,
+            resources=resources,
         ).remote(_spec(job, transcript.cap_bytes))
         forced = threading.Event()
 
@@ -202,9 +207,15 @@ def _spec(job: TemplateRun, cap_bytes: int) -> dict[str, Any]:
     for moved in ("HARN_RUN_DIR", "HARN_PROOF"):
         contract.pop(moved, None)
     return {
-        "run_id": job.run_id, "name": Path(job.template_path).name, "body": job.body, "sha256": job.sha256,
-        "contract": contract, "manifest": Path(manifest).read_bytes(), "timeout_s": job.timeout_s,
-        "cap_bytes": cap_bytes, "root": str(job.root),
+        "run_id": job.run_id,
+        "name": Path(job.template_path).name,
+        "body": job.body,
+        "sha256": job.sha256,
+        "contract": contract,
+        "manifest": Path(manifest).read_bytes(),
+        "timeout_s": job.timeout_s,
+        "cap_bytes": cap_bytes,
+        "root": str(job.root),
         "approval": Path(approval).read_bytes() if approval else None,
         "approval_request": Path(request).read_bytes() if request else None,
     }

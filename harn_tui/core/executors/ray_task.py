@@ -102,15 +102,15 @@ def _stage(base: Path, spec: dict[str, Any]) -> tuple[Path, Path, dict[str, str]
     manifest = base / "manifest.json"
     manifest.write_bytes(spec["manifest"])
     # the scratch is not in the tree here: HARN_ROOT names it (`harn` inside the template, the agent's repository)
-    env.update(HARN_MANIFEST=str(manifest), HARN_RUN_DIR=str(scratch), HARN_PROOF=str(scratch / PROOF),
-               HARN_ROOT=spec["root"])
+    env.update(
+        HARN_MANIFEST=str(manifest), HARN_RUN_DIR=str(scratch), HARN_PROOF=str(scratch / PROOF), HARN_ROOT=spec["root"]
+    )
     if spec.get("approval") is not None:
         approval = base / "approval"
         approval.mkdir(mode=0o700)
         (approval / "decision.json").write_bytes(spec["approval"])
         (approval / "request.json").write_bytes(spec["approval_request"] or b"")
-        env.update(HARN_APPROVAL=str(approval / "decision.json"),
-                   HARN_APPROVAL_REQUEST=str(approval / "request.json"))
+        env.update(HARN_APPROVAL=str(approval / "decision.json"), HARN_APPROVAL_REQUEST=str(approval / "request.json"))
     return template, scratch, env
 
 
@@ -128,8 +128,10 @@ def attempt_task(spec: dict[str, Any]) -> Iterator[dict[str, Any]]:
     default_sigchld()
     digest = hashlib.sha256(spec["body"]).hexdigest()
     if digest != spec["sha256"]:
-        yield {"kind": "end", "lost": f"the template's bytes reached the worker with sha256 {digest}, frozen "
-                                      f"{spec['sha256']}: refused"}
+        yield {
+            "kind": "end",
+            "lost": f"the template's bytes reached the worker with sha256 {digest}, frozen {spec['sha256']}: refused",
+        }
         return
     base = Path(tempfile.mkdtemp(prefix=f"harn-{spec['run_id']}-"))
     out: queue.Queue[Any] = queue.Queue()
@@ -141,10 +143,17 @@ def attempt_task(spec: dict[str, Any]) -> Iterator[dict[str, Any]]:
 
         def run() -> None:
             try:
-                ended.append(run_template(
-                    str(template), cwd=scratch, env=env, timeout_s=spec["timeout_s"], transcript=sink,
-                    on_start=lambda: out.put("started"), preexec_fn=_die_with_parent(),
-                ))
+                ended.append(
+                    run_template(
+                        str(template),
+                        cwd=scratch,
+                        env=env,
+                        timeout_s=spec["timeout_s"],
+                        transcript=sink,
+                        on_start=lambda: out.put("started"),
+                        preexec_fn=_die_with_parent(),
+                    )
+                )
             finally:
                 out.put(_DONE)
 
@@ -153,10 +162,16 @@ def attempt_task(spec: dict[str, Any]) -> Iterator[dict[str, Any]]:
         yield from _relay(out)
         thread.join()
         process = ended[0]
-        yield {"kind": "end", "files": _outcome_files(scratch), "exit": {
-            "returncode": process.returncode, "timed_out": process.timed_out, "start_error": process.start_error,
-            "output_capped_at": process.output_capped_at,
-        }}
+        yield {
+            "kind": "end",
+            "files": _outcome_files(scratch),
+            "exit": {
+                "returncode": process.returncode,
+                "timed_out": process.timed_out,
+                "start_error": process.start_error,
+                "output_capped_at": process.output_capped_at,
+            },
+        }
     finally:
         if thread is not None and thread.is_alive():  # cancelled: end the template first
             sink.stop()

@@ -38,9 +38,13 @@ class PlanDiff:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "plan_id": self.plan_id, "status": self.status, "before": self.before.to_json(),
+            "plan_id": self.plan_id,
+            "status": self.status,
+            "before": self.before.to_json(),
             "after": self.after.to_json() if self.after is not None else None,
-            "replaced": list(self.replaced), "kept": list(self.kept), "added": list(self.added),
+            "replaced": list(self.replaced),
+            "kept": list(self.kept),
+            "added": list(self.added),
         }
 
 
@@ -61,8 +65,15 @@ def plan_diff(tree: Tree, live: GoalView, history: Callable[[], GoalHistory], pl
     after_ids = set(closure_after(tree, plan.id, proposal, root))
     after = Generation(before.generation + 1, root, tuple(sorted(after_ids)))
     was = set(before.work_ids)
-    return PlanDiff(plan.id, plan.status, before, after, tuple(sorted(was - after_ids)),
-                    tuple(sorted(was & after_ids)), tuple(sorted(after_ids - was)))
+    return PlanDiff(
+        plan.id,
+        plan.status,
+        before,
+        after,
+        tuple(sorted(was - after_ids)),
+        tuple(sorted(was & after_ids)),
+        tuple(sorted(after_ids - was)),
+    )
 
 
 def _graph_unchanged_since_request(live: GoalView, plan: PlanView) -> bool:
@@ -72,8 +83,11 @@ def _graph_unchanged_since_request(live: GoalView, plan: PlanView) -> bool:
 
 
 def _at_request(tree: Tree, live: GoalView, history: GoalHistory, plan: PlanView) -> GoalView:
-    requested = next(position for position, entry in enumerate(history.entries, start=1)
-                     if entry.event == "plan.requested" and entry.id == plan.id)
+    requested = next(
+        position
+        for position, entry in enumerate(history.entries, start=1)
+        if entry.event == "plan.requested" and entry.id == plan.id
+    )
     return project_goal(tree_at(tree, live.id, history, requested), live.id)
 
 
@@ -81,7 +95,9 @@ def closure_after(tree: Tree, plan_id: str, proposal: Proposal, root: str) -> li
     """The closure of the plan's root: its items' dependencies as materializing maps them (an earlier key is
     `<plan-id>-<key>`, anything else names existing work), existing work's from its intent."""
     keys = {item.key for item in proposal.work}
-    planned = {plan_work_id(plan_id, item.key): [plan_work_id(plan_id, d) if d in keys else d
-                                                  for d in item.dependencies] for item in proposal.work}
+    planned = {
+        plan_work_id(plan_id, item.key): [plan_work_id(plan_id, d) if d in keys else d for d in item.dependencies]
+        for item in proposal.work
+    }
     existing = WorkResolver(tree).dependencies
     return closure_of(root, lambda work_id: planned[work_id] if work_id in planned else existing(work_id))

@@ -48,8 +48,15 @@ class HistoryEntry:
 
     def to_json(self, position: int) -> dict[str, Any]:
         return {
-            "position": position, "ts": self.ts, "source": self.source, "id": self.id, "seq": self.seq,
-            "event": self.event, "actor": self.actor, "reason": self.reason, "summary": self.summary,
+            "position": position,
+            "ts": self.ts,
+            "source": self.source,
+            "id": self.id,
+            "seq": self.seq,
+            "event": self.event,
+            "actor": self.actor,
+            "reason": self.reason,
+            "summary": self.summary,
         }
 
 
@@ -105,8 +112,9 @@ def goal_history(tree: Tree, goal_id: str, work_ids: tuple[str, ...]) -> GoalHis
         work = tree.work.get(work_id)
         if work is not None:
             entries.extend(_work_entries(work, intent))
-            approvals.update((e.approval_id, None) for e in work.events
-                             if e.event == "attempt.finished" and e.approval_id)
+            approvals.update(
+                (e.approval_id, None) for e in work.events if e.event == "attempt.finished" and e.approval_id
+            )
     for approval_id in approvals:
         approval = tree.approvals.get(approval_id)
         if approval is not None and approval.decision is not None:
@@ -134,20 +142,49 @@ def history_work_ids(tree: Tree, goal: GoalFiles, governed: tuple[str, ...]) -> 
 
 
 def _goal_created(intent: GoalIntent) -> HistoryEntry:
-    return HistoryEntry(intent.created_at, "goal", intent.id, None, "goal.created", None, None,
-                        one_line(f"goal created: {intent.title}"))
+    return HistoryEntry(
+        intent.created_at,
+        "goal",
+        intent.id,
+        None,
+        "goal.created",
+        None,
+        None,
+        one_line(f"goal created: {intent.title}"),
+    )
 
 
 def _plan_entries(plan: PlanFiles) -> list[HistoryEntry]:
     request = plan.request
     assert request is not None
-    entries = [HistoryEntry(request.created_at, "plan", plan.id, 0, "plan.requested", "supervisor", None,
-                            f"plan {request.sequence} requested ({request.trigger})")]
+    entries = [
+        HistoryEntry(
+            request.created_at,
+            "plan",
+            plan.id,
+            0,
+            "plan.requested",
+            "supervisor",
+            None,
+            f"plan {request.sequence} requested ({request.trigger})",
+        )
+    ]
     proposal = plan.proposal or plan.candidate
     for number, event in enumerate(plan.events, start=1):
         reason = getattr(event, "reason", None)
-        entries.append(HistoryEntry(event.ts, "plan", plan.id, event.seq, event.event, event.actor, reason,
-                                    one_line(plan_summary(event, proposal)), line=number))
+        entries.append(
+            HistoryEntry(
+                event.ts,
+                "plan",
+                plan.id,
+                event.seq,
+                event.event,
+                event.actor,
+                reason,
+                one_line(plan_summary(event, proposal)),
+                line=number,
+            )
+        )
     damage = _damage(plan.log, plan.id, "plan", entries[-1].ts)
     return [*entries, *damage]
 
@@ -161,9 +198,20 @@ def _work_entries(work: WorkFiles, goal: GoalIntent) -> list[HistoryEntry]:
             numbers[event.run_id] = event.attempt
         number = numbers.get(run_id or "")
         title = work.intent.title if work.intent is not None else work.id
-        entries.append(HistoryEntry(event.ts, "work", work.id, event.seq, event.event, event.actor,
-                                    getattr(event, "reason", None), one_line(work_summary(event, number, title)),
-                                    run_id=run_id, line=line))
+        entries.append(
+            HistoryEntry(
+                event.ts,
+                "work",
+                work.id,
+                event.seq,
+                event.event,
+                event.actor,
+                getattr(event, "reason", None),
+                one_line(work_summary(event, number, title)),
+                run_id=run_id,
+                line=line,
+            )
+        )
     fallback = entries[-1].ts if entries else (work.intent.created_at if work.intent else goal.created_at)
     return [*entries, *_damage(work.log, work.id, "work", fallback)]
 
@@ -174,8 +222,17 @@ def _approval_decided(approval: ApprovalFiles) -> HistoryEntry:
     verdict = "approved" if decision.verdict == "approve" else "denied"
     text = f"approval {approval.id} {verdict} by {decision.actor}" + (f": {decision.reason}" if decision.reason else "")
     run_id = approval.request.run_id if approval.request is not None else None
-    return HistoryEntry(decision.decided_at, "approval", approval.id, None, "approval.decided", decision.actor,
-                        decision.reason, one_line(text), run_id=run_id)
+    return HistoryEntry(
+        decision.decided_at,
+        "approval",
+        approval.id,
+        None,
+        "approval.decided",
+        decision.actor,
+        decision.reason,
+        one_line(text),
+        run_id=run_id,
+    )
 
 
 def _damage(log: JsonlTail[Any], owner: str, source: Source, ts: str) -> list[HistoryEntry]:
@@ -187,8 +244,20 @@ def _damage(log: JsonlTail[Any], owner: str, source: Source, ts: str) -> list[Hi
         problem = f"{log.path}: line {line}: torn final line (no trailing newline; an interrupted write)"
     else:
         return []
-    return [HistoryEntry(ts, source, owner, line, DAMAGED, None, problem, one_line(f"damaged: {problem}"),
-                         line=line, path=str(log.path))]
+    return [
+        HistoryEntry(
+            ts,
+            source,
+            owner,
+            line,
+            DAMAGED,
+            None,
+            problem,
+            one_line(f"damaged: {problem}"),
+            line=line,
+            path=str(log.path),
+        )
+    ]
 
 
 def one_line(text: str) -> str:
@@ -217,9 +286,13 @@ def plan_summary(event: Any, proposal: Any) -> str:
         return f"failed{f' ({cls})' if cls else ''}{tail}"
     if kind == "plan.completed":
         return f"completed: the mission is done{tail}"
-    words = {"plan.attention": "needs attention", "plan.rejected": "rejected",
-             "plan.retry_requested": "retry requested", "plan.revision_requested": "revision requested",
-             "plan.reopened": "reopened"}
+    words = {
+        "plan.attention": "needs attention",
+        "plan.rejected": "rejected",
+        "plan.retry_requested": "retry requested",
+        "plan.revision_requested": "revision requested",
+        "plan.reopened": "reopened",
+    }
     return words.get(kind, kind.removeprefix("plan.")) + tail
 
 

@@ -51,8 +51,9 @@ def tree_at(tree: Tree, goal_id: str, history: GoalHistory, position: int) -> Tr
     selection = Selection.of(history, position)
     past = Tree(tree.layout)
     source = tree.goals[goal_id]
-    goal = GoalFiles(source.id, source.directory, intent=source.intent, problems=dict(source.problems),
-                     loop_held=source.loop_held)
+    goal = GoalFiles(
+        source.id, source.directory, intent=source.intent, problems=dict(source.problems), loop_held=source.loop_held
+    )
     past.goals[goal_id] = goal
     later_plans = {e.id for e in selection.later if e.source == "plan" and e.event not in NO_OUTCOME}
     for plan in source.plans.values():
@@ -79,11 +80,16 @@ def _plan_at(plan: PlanFiles, chosen: set[Any], outcome_later: bool) -> PlanFile
     events = [event for event in plan.events if event.seq in chosen]
     named = {event.event for event in events}
     reviewed = bool(named & REVIEW_EVENTS)
-    past = PlanFiles(plan.id, plan.directory, request=plan.request,
-                     proposal=plan.proposal if "plan.proposed" in named else None,
-                     proposal_sha256=plan.proposal_sha256 if "plan.proposed" in named else None,
-                     candidate=plan.candidate if reviewed else None, review=plan.review if reviewed else None,
-                     problems=dict(plan.problems))
+    past = PlanFiles(
+        plan.id,
+        plan.directory,
+        request=plan.request,
+        proposal=plan.proposal if "plan.proposed" in named else None,
+        proposal_sha256=plan.proposal_sha256 if "plan.proposed" in named else None,
+        candidate=plan.candidate if reviewed else None,
+        review=plan.review if reviewed else None,
+        problems=dict(plan.problems),
+    )
     past.log = _log_at(plan.log, events, "damaged" in chosen)
     past.revisions = _revisions_at(plan, events)
     undecided = plan_status(past, loop_held=False)[0] == "interrupted"
@@ -100,10 +106,14 @@ def _revisions_at(plan: PlanFiles, events: list[Any]) -> dict[int, RevisionFiles
         if event.event != "plan.revision_requested" or found is None:
             continue
         answered = index + 1 < len(events)
-        rounds[found.round] = RevisionFiles(found.round, found.directory,
-                                            found.candidate if answered else None,
-                                            found.candidate_sha256 if answered else None,
-                                            found.review if answered else None, dict(found.problems))
+        rounds[found.round] = RevisionFiles(
+            found.round,
+            found.directory,
+            found.candidate if answered else None,
+            found.candidate_sha256 if answered else None,
+            found.review if answered else None,
+            dict(found.problems),
+        )
     return rounds
 
 
@@ -120,8 +130,9 @@ def _add_work_at(past: Tree, tree: Tree, work: WorkFiles, chosen: set[Any], late
                 finished.add(event.run_id)
             if event.approval_id and event.approval_id in tree.approvals:
                 found = tree.approvals[event.approval_id]
-                past.approvals[found.id] = ApprovalFiles(found.id, found.directory, found.request, found.decision,
-                                                         found.problem)
+                past.approvals[found.id] = ApprovalFiles(
+                    found.id, found.directory, found.request, found.decision, found.problem
+                )
     for run_id in dict.fromkeys(e.run_id for e in events if e.event == "attempt.started"):
         found_run = tree.runs.get(run_id)
         run = RunFiles(run_id, tree.layout.runs)

@@ -64,7 +64,7 @@ def load_goal_over_time(layout: Layout, goal_id: str) -> GoalOverTime:
 def parse_when(text: str) -> When:
     """`event:K` (ASCII digits) or an ISO 8601 timestamp with an offset; anything else is bad input (2)."""
     if text.startswith(EVENT_PREFIX):
-        digits = text[len(EVENT_PREFIX):]
+        digits = text[len(EVENT_PREFIX) :]
         if not digits or not digits.isascii() or not digits.isdigit():
             raise UsageError(f"--at {text!r}: event:K needs a whole number K >= 0 (ASCII digits)")
         return When(count=int(digits))
@@ -73,8 +73,9 @@ def parse_when(text: str) -> When:
     except ValueError:
         moment = None
     if moment is None or moment.tzinfo is None or "T" not in text:
-        raise UsageError(f"--at {text!r}: not an ISO 8601 timestamp with an offset (e.g. 2026-01-02T03:04:05Z) "
-                         "or event:K")
+        raise UsageError(
+            f"--at {text!r}: not an ISO 8601 timestamp with an offset (e.g. 2026-01-02T03:04:05Z) or event:K"
+        )
     return When(moment=moment)
 
 
@@ -94,8 +95,10 @@ def select_position(over: GoalOverTime, when: When) -> tuple[int, str]:
         at = iso(when.moment)
     created = over.created_position()
     if position < created:
-        raise NotFound(f"goal {over.live.id} did not exist yet at {at or 'event:0'} "
-                       f"(created at {entries[created - 1].ts}, entry {created})")
+        raise NotFound(
+            f"goal {over.live.id} did not exist yet at {at or 'event:0'} "
+            f"(created at {entries[created - 1].ts}, entry {created})"
+        )
     return position, at
 
 

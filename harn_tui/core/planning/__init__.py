@@ -8,6 +8,12 @@ from harn_tui.core.planning.validation import PlanRules, check_planner_reply
 from harn_tui.core.planning.view import loop_tree, loop_view
 
 __all__ = [
-    "PLAN_ACTIONS", "PlanOutcome", "PlanRules", "check_planner_reply", "complete_attention", "loop_tree", "loop_view",
+    "PLAN_ACTIONS",
+    "PlanOutcome",
+    "PlanRules",
+    "check_planner_reply",
+    "complete_attention",
+    "loop_tree",
+    "loop_view",
     "run_plan_cycle",
 ]

@@ -241,8 +241,15 @@ def _review_and_record(context: PlanContext, candidate: Proposal) -> PlanOutcome
         body = record_bytes(candidate)
         write_immutable(directory / "candidate.json", body)
         digest = hashlib.sha256(body).hexdigest()
-        receipt = review_candidate(context.intent, planner_input, candidate, digest, context.env,
-                                   round_number=round_number, max_revision_rounds=context.max_revision_rounds)
+        receipt = review_candidate(
+            context.intent,
+            planner_input,
+            candidate,
+            digest,
+            context.env,
+            round_number=round_number,
+            max_revision_rounds=context.max_revision_rounds,
+        )
         fault_point("tick.reviewers_called")
         if receipt.outcome == "approved":
             return _record_proposal(context, candidate, receipt, round_number)
@@ -263,24 +270,27 @@ def _review_and_record(context: PlanContext, candidate: Proposal) -> PlanOutcome
             return _record_attention_decision(context, candidate)
 
 
-def _request_revision(context: PlanContext, candidate: Proposal, receipt: ReviewReceipt,
-                      round_number: int) -> PlannerInput:
+def _request_revision(
+    context: PlanContext, candidate: Proposal, receipt: ReviewReceipt, round_number: int
+) -> PlannerInput:
     """Record the sent-back round (its review, then `plan.revision_requested` opening the next round) and write
     the next round's planner input: the request's input plus the candidate and every review."""
     reason = revision_reason(receipt)
     with _goal_lease(context):
         write_immutable(context.round_directory(round_number - 1) / "review.json", record_bytes(receipt))
         append_event(_log(context), PlanRevisionRequested, SUPERVISOR_ACTOR, round=round_number, reason=reason)
-    revised = context.planner_input.model_copy(update={
-        "revision": PlannerRevision(round=round_number, candidate=candidate, reviews=list(receipt.reviews)),
-    })
-    write_immutable(context.round_directory(round_number) / "planner-input.json",
-                    record_bytes(input_document(revised)))
+    revised = context.planner_input.model_copy(
+        update={
+            "revision": PlannerRevision(round=round_number, candidate=candidate, reviews=list(receipt.reviews)),
+        }
+    )
+    write_immutable(context.round_directory(round_number) / "planner-input.json", record_bytes(input_document(revised)))
     return revised
 
 
-def _record_review_attention(context: PlanContext, candidate: Proposal, receipt: ReviewReceipt,
-                             round_number: int, exhausted: bool) -> PlanOutcome:
+def _record_review_attention(
+    context: PlanContext, candidate: Proposal, receipt: ReviewReceipt, round_number: int, exhausted: bool
+) -> PlanOutcome:
     reason = attention_reason(receipt)
     if exhausted:
         reason = bounded(f"revision rounds exhausted ({context.max_revision_rounds}); {reason}")
@@ -307,8 +317,9 @@ def _record_proposal(
         log = _log(context)
         if receipt is not None:
             write_immutable(context.round_directory(round_number) / "review.json", record_bytes(receipt))
-            append_event(log, PlanReviewed, SUPERVISOR_ACTOR, candidate_sha256=receipt.candidate_sha256,
-                         round=round_number)
+            append_event(
+                log, PlanReviewed, SUPERVISOR_ACTOR, candidate_sha256=receipt.candidate_sha256, round=round_number
+            )
         write_immutable(context.directory / "proposal.json", record_bytes(proposal))
         append_event(log, PlanProposed, SUPERVISOR_ACTOR)
     return context.outcome("proposed", decision=proposal.decision)

@@ -142,10 +142,15 @@ def semantic_problems(reply: PlannerReply, rules: PlanRules) -> tuple[str | None
 def _decision_problems(reply: PlannerReply, rules: PlanRules) -> list[Problem]:
     problems: list[Problem] = []
     if reply.decision == "complete" and not (rules.is_mission and rules.trigger == "milestone"):
-        problems.append(Problem(path="$.decision", message=(
-            "complete is only allowed for a mission at a milestone trigger "
-            f"(this request's trigger is {rules.trigger})"
-        )))
+        problems.append(
+            Problem(
+                path="$.decision",
+                message=(
+                    "complete is only allowed for a mission at a milestone trigger "
+                    f"(this request's trigger is {rules.trigger})"
+                ),
+            )
+        )
     if reply.decision == "apply":
         if not reply.work:
             problems.append(Problem(path="$.work", message="an apply decision needs at least one work item"))
@@ -164,16 +169,24 @@ def _item_problems(reply: PlannerReply, rules: PlanRules) -> list[Problem]:
     index_of: dict[str, int] = {}
     for index, item in enumerate(reply.work):
         if item.key in index_of:
-            problems.append(Problem(path=f"$.work[{index}].key", message=(
-                f"key {item.key!r} is not unique (also $.work[{index_of[item.key]}].key)"
-            )))
+            problems.append(
+                Problem(
+                    path=f"$.work[{index}].key",
+                    message=(f"key {item.key!r} is not unique (also $.work[{index_of[item.key]}].key)"),
+                )
+            )
         else:
             index_of[item.key] = index
     for index, item in enumerate(reply.work):
         if item.template not in rules.catalog:
-            problems.append(Problem(path=f"$.work[{index}].template", message=(
-                f"template {item.template!r} is not in the frozen catalog ({', '.join(sorted(rules.catalog))})"
-            )))
+            problems.append(
+                Problem(
+                    path=f"$.work[{index}].template",
+                    message=(
+                        f"template {item.template!r} is not in the frozen catalog ({', '.join(sorted(rules.catalog))})"
+                    ),
+                )
+            )
         problems += _dependency_problems(reply, index, index_of, rules)
     return problems
 
@@ -203,9 +216,12 @@ def _dependency_problems(
                 )
                 problems.append(Problem(path=path, message=message))
         elif dependency not in rules.active_ids:
-            problems.append(Problem(path=path, message=(
-                f"dependency {dependency!r} is neither active work nor an earlier key of this plan"
-            )))
+            problems.append(
+                Problem(
+                    path=path,
+                    message=(f"dependency {dependency!r} is neither active work nor an earlier key of this plan"),
+                )
+            )
     return problems
 
 
@@ -235,9 +251,11 @@ def _root_problems(reply: PlannerReply, rules: PlanRules) -> tuple[str | None, l
         candidates = [key for key in dict.fromkeys(keys) if key not in depended]
         if len(candidates) != 1:
             which = "no key" if not candidates else f"several keys ({', '.join(candidates)})"
-            return None, [Problem(path="$.root", message=(
-                f"root is omitted and {which} has no dependents; name the root explicitly"
-            ))]
+            return None, [
+                Problem(
+                    path="$.root", message=(f"root is omitted and {which} has no dependents; name the root explicitly")
+                )
+            ]
         root = candidates[0]
     if root not in keys:
         why = "existing work cannot be the new root" if root in rules.active_ids else "it is not a key of this plan"
@@ -246,14 +264,18 @@ def _root_problems(reply: PlannerReply, rules: PlanRules) -> tuple[str | None, l
     item = reply.work[keys.index(root)]
     template = rules.catalog.get(item.template)
     if template is not None and not template.root:
-        problems.append(Problem(path="$.root", message=(
-            f"root {root!r} uses template {item.template!r}, which is not root-capable"
-        )))
+        problems.append(
+            Problem(
+                path="$.root", message=(f"root {root!r} uses template {item.template!r}, which is not root-capable")
+            )
+        )
     unreachable = [key for key in dict.fromkeys(keys) if key not in _reachable(reply, root)]
     if unreachable:
-        problems.append(Problem(path="$.root", message=(
-            f"root {root!r} does not reach {', '.join(unreachable)} through dependencies"
-        )))
+        problems.append(
+            Problem(
+                path="$.root", message=(f"root {root!r} does not reach {', '.join(unreachable)} through dependencies")
+            )
+        )
     return root, problems
 
 
@@ -275,13 +297,19 @@ def _bound_problems(reply: PlannerReply, rules: PlanRules) -> list[Problem]:
     count = len(reply.work)
     problems: list[Problem] = []
     if count > rules.max_items_per_plan:
-        problems.append(Problem(path="$.work", message=(
-            f"{count} work items exceed max_work_items_per_plan ({rules.max_items_per_plan})"
-        )))
+        problems.append(
+            Problem(
+                path="$.work",
+                message=(f"{count} work items exceed max_work_items_per_plan ({rules.max_items_per_plan})"),
+            )
+        )
     if count > rules.items_remaining:
-        problems.append(Problem(path="$.work", message=(
-            f"{count} work items exceed the {rules.items_remaining} left of max_total_work_items"
-        )))
+        problems.append(
+            Problem(
+                path="$.work",
+                message=(f"{count} work items exceed the {rules.items_remaining} left of max_total_work_items"),
+            )
+        )
     return problems
 
 
@@ -295,11 +323,17 @@ def _milestone_problems(reply: PlannerReply, rules: PlanRules) -> list[Problem]:
         return [Problem(path="$.milestone", message="a mission's apply decision needs a milestone")]
     expected = rules.milestones_completed + 1
     if milestone.sequence != expected:
-        return [Problem(path="$.milestone.sequence", message=(
-            f"milestone sequence must be {expected} (milestones completed + 1), not {milestone.sequence}"
-        ))]
+        return [
+            Problem(
+                path="$.milestone.sequence",
+                message=(f"milestone sequence must be {expected} (milestones completed + 1), not {milestone.sequence}"),
+            )
+        ]
     if rules.max_milestones is not None and milestone.sequence > rules.max_milestones:
-        return [Problem(path="$.milestone.sequence", message=(
-            f"milestone {milestone.sequence} exceeds max_milestones ({rules.max_milestones})"
-        ))]
+        return [
+            Problem(
+                path="$.milestone.sequence",
+                message=(f"milestone {milestone.sequence} exceeds max_milestones ({rules.max_milestones})"),
+            )
+        ]
     return []

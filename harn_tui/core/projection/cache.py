@@ -159,8 +159,16 @@ class ProjectionCache:
         log = plan.log
         rounds = tuple((r.candidate, r.review) for r in plan.revisions.values())
         key = (
-            id(plan), id(plan.request), id(plan.proposal), id(plan.candidate), id(plan.review), plan.proposal_sha256,
-            id(log), log.changes, loop_held, tuple((id(c), id(r)) for c, r in rounds),
+            id(plan),
+            id(plan.request),
+            id(plan.proposal),
+            id(plan.candidate),
+            id(plan.review),
+            plan.proposal_sha256,
+            id(log),
+            log.changes,
+            loop_held,
+            tuple((id(c), id(r)) for c, r in rounds),
         )
         found = self.plans.get(plan.id)
         if found is not None and found[0] == key:

@@ -34,8 +34,9 @@ def project_goal(tree: Tree, goal_id: str, resolver: WorkResolver | None = None)
     if intent is None or problem is not None:
         return _corrupt_goal(goal, problem or "goal.json unreadable")
     cache = cache_for(tree)
-    plans = tuple(cache.plan_view(p, goal.loop_held if p.loop_held is None else p.loop_held)
-                  for p in goal.ordered_plans())
+    plans = tuple(
+        cache.plan_view(p, goal.loop_held if p.loop_held is None else p.loop_held) for p in goal.ordered_plans()
+    )
     applied = [p for p in plans if p.status in ("applied", "completed") and p.root_work_id]
     generation = len(applied)
     active_root = applied[-1].root_work_id if applied else intent.root_work_id
@@ -59,8 +60,9 @@ def project_goal(tree: Tree, goal_id: str, resolver: WorkResolver | None = None)
     work = folded
     active = [w for w in work if w.active]
     fingerprint = cached_fingerprint(cache, goal.id, active_root, generation, active)
-    result = _decide(goal, intent, plans, applied, active_root, shape.active_ids, shape.governed, work, active,
-                     fingerprint)
+    result = _decide(
+        goal, intent, plans, applied, active_root, shape.active_ids, shape.governed, work, active, fingerprint
+    )
     if resolver.cycle_hits == cycle_hits:
         _remember(cache, intent, plans, shape, resolver, result, memo, stale)
     return result
@@ -156,21 +158,45 @@ def _decide(
     by_id = {w.id: w for w in work}
     root_view = by_id.get(active_root or "")
     situation = GoalSituation(
-        id=goal.id, intent=intent, plans=plans, active_root=active_root,
-        root_state=root_view.state if root_view is not None else None, active=tuple(active),
-        attempts_remaining=attempts_remaining, replans_used=replans_used, replans_remaining=replans_remaining,
-        milestones_completed=milestones, mission_complete=mission_complete, graph_fingerprint=fingerprint,
+        id=goal.id,
+        intent=intent,
+        plans=plans,
+        active_root=active_root,
+        root_state=root_view.state if root_view is not None else None,
+        active=tuple(active),
+        attempts_remaining=attempts_remaining,
+        replans_used=replans_used,
+        replans_remaining=replans_remaining,
+        milestones_completed=milestones,
+        mission_complete=mission_complete,
+        graph_fingerprint=fingerprint,
     )
     decision = decide_goal(situation)
     return GoalView(
-        id=goal.id, title=intent.title, state=decision.state, next_action=decision.next_action,
-        reason=decision.reason, intent=intent, active_root=active_root, generation=len(applied),
-        attempts_used=sum(w.attempts_used for w in work), attempts_remaining=attempts_remaining,
-        replans_used=replans_used, replans_remaining=replans_remaining, milestones_completed=milestones,
-        pending_plan_id=decision.pending_plan_id, attention_plan_id=decision.attention_plan_id,
-        latest_plan_status=latest.status if latest else None, governed_work_ids=tuple(governed),
-        active_ids=tuple(active_ids), work=work, plans=plans, problems=(), graph_fingerprint=fingerprint,
-        mission_complete=mission_complete, rule=decision.rule,
+        id=goal.id,
+        title=intent.title,
+        state=decision.state,
+        next_action=decision.next_action,
+        reason=decision.reason,
+        intent=intent,
+        active_root=active_root,
+        generation=len(applied),
+        attempts_used=sum(w.attempts_used for w in work),
+        attempts_remaining=attempts_remaining,
+        replans_used=replans_used,
+        replans_remaining=replans_remaining,
+        milestones_completed=milestones,
+        pending_plan_id=decision.pending_plan_id,
+        attention_plan_id=decision.attention_plan_id,
+        latest_plan_status=latest.status if latest else None,
+        governed_work_ids=tuple(governed),
+        active_ids=tuple(active_ids),
+        work=work,
+        plans=plans,
+        problems=(),
+        graph_fingerprint=fingerprint,
+        mission_complete=mission_complete,
+        rule=decision.rule,
     )
 
 
@@ -194,11 +220,28 @@ def _corrupt_goal(goal: GoalFiles, reason: str) -> GoalView:
     decision: GoalDecision | None = goal_rule_1_corrupt(reason)
     assert decision is not None
     return GoalView(
-        id=goal.id, title=intent.title if intent else goal.id, state=decision.state, next_action=decision.next_action,
+        id=goal.id,
+        title=intent.title if intent else goal.id,
+        state=decision.state,
+        next_action=decision.next_action,
         reason=decision.reason,
-        intent=intent, active_root=None, generation=0, attempts_used=0, attempts_remaining=0, replans_used=0,
-        replans_remaining=0, milestones_completed=0, pending_plan_id=None, attention_plan_id=None,
-        latest_plan_status=None, governed_work_ids=(), active_ids=(), work=(), plans=(),
-        problems=({"path": str(goal.directory), "problem": reason},), graph_fingerprint="",
-        mission_complete=False, rule=decision.rule,
+        intent=intent,
+        active_root=None,
+        generation=0,
+        attempts_used=0,
+        attempts_remaining=0,
+        replans_used=0,
+        replans_remaining=0,
+        milestones_completed=0,
+        pending_plan_id=None,
+        attention_plan_id=None,
+        latest_plan_status=None,
+        governed_work_ids=(),
+        active_ids=(),
+        work=(),
+        plans=(),
+        problems=({"path": str(goal.directory), "problem": reason},),
+        graph_fingerprint="",
+        mission_complete=False,
+        rule=decision.rule,
     )

@@ -147,6 +147,7 @@ def project_plan(plan: PlanFiles, loop_held: bool) -> PlanView:
 
 
 def _revision_view(plan: PlanFiles, revision: RevisionFiles) -> RevisionView:
-    reason = next((e.reason for e in plan.events
-                   if isinstance(e, PlanRevisionRequested) and e.round == revision.round), "")
+    reason = next(
+        (e.reason for e in plan.events if isinstance(e, PlanRevisionRequested) and e.round == revision.round), ""
+    )
     return RevisionView(revision.round, reason, revision.candidate, revision.candidate_sha256, revision.review)

@@ -182,4 +182,3 @@ class ReviewReceipt(VersionedRecord):
     reviews: list[Review]
     outcome: Literal["approved", "attention", "revise"]
     created_at: UtcTimestamp
-

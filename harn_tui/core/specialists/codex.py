@@ -106,8 +106,10 @@ class CodexStream(EventStream):
             return self._item(item, done=kind == "item.completed")
         if kind == "turn.completed":
             usage = _mapping(event.get("usage"))
-            return [f"codex: turn completed ({usage.get('input_tokens', '?')} tokens in, "
-                    f"{usage.get('output_tokens', '?')} out)"]
+            return [
+                f"codex: turn completed ({usage.get('input_tokens', '?')} tokens in, "
+                f"{usage.get('output_tokens', '?')} out)"
+            ]
         if kind in ("turn.failed", "error"):
             self.failure = f"codex reported an error: {clip(_error_text(event), 600)}"
             return [clip(f"codex: error: {_error_text(event)}")]
@@ -130,16 +132,20 @@ class CodexStream(EventStream):
             return prefixed("thinking", str(item["text"]))[:3]
         if kind == "file_change":
             changes = _sequence(item.get("changes"))
-            return [clip(f"tool: {c.get('kind', 'change')} {c.get('path', '?')}")
-                    for c in changes if isinstance(c, dict)]
+            return [
+                clip(f"tool: {c.get('kind', 'change')} {c.get('path', '?')}") for c in changes if isinstance(c, dict)
+            ]
         if kind == "mcp_tool_call":
             return [clip(f"tool: {item.get('server', '?')}.{item.get('tool', '?')}")]
         if kind == "web_search":
             return [clip(f"tool: web search {item.get('query', '')}")]
         if kind == "todo_list":
             entries = _sequence(item.get("items"))
-            return [clip(f"plan: [{'x' if e.get('completed') else ' '}] {e.get('text', '')}")
-                    for e in entries if isinstance(e, dict)]
+            return [
+                clip(f"plan: [{'x' if e.get('completed') else ' '}] {e.get('text', '')}")
+                for e in entries
+                if isinstance(e, dict)
+            ]
         if kind == "error":
             return [clip(f"codex: error: {item.get('message', '')}")]
         return []

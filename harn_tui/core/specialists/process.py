@@ -22,8 +22,9 @@ class _Drain(threading.Thread):
     """Reads one pipe to its end keeping at most `keep` bytes (the head, or with `tail` the last ones);
     `on_over` runs once when more than `keep` bytes arrived. Memory stays bounded whatever the child prints."""
 
-    def __init__(self, stream: IO[bytes], keep: int, *, tail: bool = False,
-                 on_over: Callable[[], None] | None = None) -> None:
+    def __init__(
+        self, stream: IO[bytes], keep: int, *, tail: bool = False, on_over: Callable[[], None] | None = None
+    ) -> None:
         super().__init__(daemon=True)
         self.stream = stream
         self.keep = keep
@@ -104,13 +105,15 @@ def run_specialist_process(call: SpecialistCall, argv: Sequence[str], stdin_text
         )
     if stdout.size > MAX_REPLY_BYTES:
         raise SpecialistFailure(
-            "invalid", f"{call.what} printed more than {MAX_REPLY_BYTES} bytes (the reply limit); its process group "
-            "was killed"
+            "invalid",
+            f"{call.what} printed more than {MAX_REPLY_BYTES} bytes (the reply limit); its process group was killed",
         )
     if process.returncode != 0:
         tail = bytes(stderr.data).decode(errors="replace").strip()[-STDERR_TAIL:]
-        how = f"was killed by signal {-process.returncode}" if process.returncode < 0 else (
-            f"exited {process.returncode}"
+        how = (
+            f"was killed by signal {-process.returncode}"
+            if process.returncode < 0
+            else (f"exited {process.returncode}")
         )
         raise SpecialistFailure("crash", f"{call.what} {how}" + (f": {tail}" if tail else ""))
     try:

@@ -80,8 +80,15 @@ def run_streamed(
     comes (each line bounded, see `LineAssembler`)."""
     try:
         process = subprocess.Popen(
-            list(argv), cwd=cwd, env=dict(env), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE, start_new_session=True, close_fds=True, preexec_fn=_die_with_parent,
+            list(argv),
+            cwd=cwd,
+            env=dict(env),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+            close_fds=True,
+            preexec_fn=_die_with_parent,
         )
     except OSError as error:
         return StreamedExit(None, start_error=f"{argv[0]} could not start: {error.strerror or error}")
@@ -112,8 +119,9 @@ def run_streamed(
         _kill_group(process.pid)
         process.wait()
         pump.close()
-    return StreamedExit(process.returncode, timed_out=timed_out, over_limit=pump.over, abandoned=abandoned,
-                        printed=pump.printed)
+    return StreamedExit(
+        process.returncode, timed_out=timed_out, over_limit=pump.over, abandoned=abandoned, printed=pump.printed
+    )
 
 
 def _stop_reason(over: bool, expired: bool, keep_going: Callable[[], bool]) -> str | None:

@@ -57,8 +57,8 @@ def has_dispatch(view: GoalView) -> bool:
         if intent.automation.resume_approved and (item.state, item.next_action) == ("awaiting_approval", "resume"):
             return True
         if view.attempts_remaining > 0 and (
-            item.state == "ready" or (intent.automation.retry_blocked and (item.state, item.next_action) == (
-                "blocked", "retry"))
+            item.state == "ready"
+            or (intent.automation.retry_blocked and (item.state, item.next_action) == ("blocked", "retry"))
         ):
             return True
     return False
@@ -125,13 +125,20 @@ def accept_passing(layout: Layout, view: GoalView, report: TickReport) -> bool:
         except LeaseBusy:
             raise
         except Refused as refusal:
-            report.outcomes.append({"kind": "accept", "work_id": item.id, "status": "refused",
-                                    "reason": refusal.message})
+            report.outcomes.append(
+                {"kind": "accept", "work_id": item.id, "status": "refused", "reason": refusal.message}
+            )
             continue
         report.acceptances += 1
         accepted = True
-        report.outcomes.append({"kind": "accept", "work_id": item.id, "status": outcome.outcome,
-                                "run_id": getattr(outcome.event, "run_id", None)})
+        report.outcomes.append(
+            {
+                "kind": "accept",
+                "work_id": item.id,
+                "status": outcome.outcome,
+                "run_id": getattr(outcome.event, "run_id", None),
+            }
+        )
     return accepted
 
 
@@ -172,8 +179,7 @@ def _begin(jobs: list[PreparedAttempt], report: TickReport, item: WorkView, begi
         report.outcomes.append({"kind": "attempt", "work_id": item.id, "status": "error", "reason": error.message})
         return False
     except Refused as refusal:
-        report.outcomes.append({"kind": "attempt", "work_id": item.id, "status": "refused",
-                                "reason": refusal.message})
+        report.outcomes.append({"kind": "attempt", "work_id": item.id, "status": "refused", "reason": refusal.message})
         return False
     return True
 
@@ -196,6 +202,11 @@ def _outcome(job: PreparedAttempt, result: Any, report: TickReport) -> dict[str,
     except HarnError as error:
         if isinstance(error, SystemRefused):
             report.refused_by_system(error)
-        return {"kind": "attempt", "work_id": job.work_id, "run_id": job.run_id, "status": "error",
-                "reason": error.message}
+        return {
+            "kind": "attempt",
+            "work_id": job.work_id,
+            "run_id": job.run_id,
+            "status": "error",
+            "reason": error.message,
+        }
     return {"kind": "attempt", **finished.to_json()}

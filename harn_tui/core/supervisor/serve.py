@@ -211,8 +211,19 @@ def serve(
         feed = ChangeFeed(layout.base)
         _watch_in_thread(layout, feed, watcher_stop)
     try:
-        _loop(layout, named, order, max(0.05, wake_interval_s), event, on_report, feed, state, rescan_s,
-              known or {}, executor)
+        _loop(
+            layout,
+            named,
+            order,
+            max(0.05, wake_interval_s),
+            event,
+            on_report,
+            feed,
+            state,
+            rescan_s,
+            known or {},
+            executor,
+        )
     finally:
         watcher_stop.set()
         heartbeat.stop()
@@ -220,9 +231,19 @@ def serve(
             restore()
 
 
-def _loop(layout: Layout, named: list[str], order: list[str], wake_interval_s: float, stop: threading.Event,
-          on_report: ReportSink | None, feed: ChangeFeed, state: LoopState, rescan_s: float,
-          known: Mapping[str, GoalView], executor: Executor) -> None:
+def _loop(
+    layout: Layout,
+    named: list[str],
+    order: list[str],
+    wake_interval_s: float,
+    stop: threading.Event,
+    on_report: ReportSink | None,
+    feed: ChangeFeed,
+    state: LoopState,
+    rescan_s: float,
+    known: Mapping[str, GoalView],
+    executor: Executor,
+) -> None:
     index = WakeIndex(layout, wake_interval_s)
     index.enroll(order)
     index.seed(known)
@@ -256,8 +277,9 @@ def _watch_in_thread(layout: Layout, feed: ChangeFeed, stop: threading.Event) ->
     """Put every change under `.harnery/` into `feed` (after a 50 ms debounce) until `stop` is set."""
 
     def run() -> None:
-        for batch in watch(layout.base, watch_filter=None, debounce=50, step=50, stop_event=stop,
-                           raise_interrupt=False):
+        for batch in watch(
+            layout.base, watch_filter=None, debounce=50, step=50, stop_event=stop, raise_interrupt=False
+        ):
             feed.put(path for _, path in batch)
 
     thread = threading.Thread(target=run, name="harn-serve-watch", daemon=True)

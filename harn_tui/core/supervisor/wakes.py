@@ -115,8 +115,9 @@ class WakeIndex:
         if view is not None:
             self._index(goal_id, watch, view)
             watch.held_leases = self._held_by_others(view)
-        watch.wake_at = now + self.wake_interval_s if report is not None and (
-            report.stop_reason in RETRY_STOP_REASONS) else None
+        watch.wake_at = (
+            now + self.wake_interval_s if report is not None and (report.stop_reason in RETRY_STOP_REASONS) else None
+        )
 
     def retry_at(self, goal_id: str, when: float) -> None:
         """Try the goal again at `when` (a monotonic time), whatever else wakes it before."""
@@ -179,8 +180,11 @@ def would_act(view: GoalView) -> bool:
         return True
     replanning = view.intent.replanning if view.intent is not None else None
     pending = view.plan(view.pending_plan_id or "")
-    return view.next_action == "review_plan" and pending is not None and (
-        pending.decision == "attention" or (replanning is not None and replanning.auto_apply))
+    return (
+        view.next_action == "review_plan"
+        and pending is not None
+        and (pending.decision == "attention" or (replanning is not None and replanning.auto_apply))
+    )
 
 
 def _reindex(index: dict[str, set[str]], goal_id: str, before: frozenset[str], after: set[str]) -> None:

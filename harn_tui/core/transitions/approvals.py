@@ -46,8 +46,11 @@ def decide_approval(
         approval_decide(scope.view, approval_id).require()
         scope.repair_lost()
         decision = ApprovalDecision(
-            approval_id=approval_id, verdict=verdict,
-            actor=actor, reason=reason, decided_at=now_iso(),
+            approval_id=approval_id,
+            verdict=verdict,
+            actor=actor,
+            reason=reason,
+            decided_at=now_iso(),
         )
         write_record(directory / "decision.json", decision)
         return applied(decision)

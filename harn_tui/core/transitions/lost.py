@@ -33,8 +33,9 @@ def repair_lost_attempts(tree: Tree, work_ids: Iterable[str]) -> list[AttemptFin
         for run_id in _lost(tree, work):
             unrecorded = read_note(tree.layout.run(run_id), run_id)
             found = {"class": "environment", "reason": unrecorded} if unrecorded else {"reason": LOST_REASON}
-            repaired.append(append_event(work.log, AttemptFinished, SUPERVISOR_ACTOR, run_id=run_id,
-                                         status="failed", **found))
+            repaired.append(
+                append_event(work.log, AttemptFinished, SUPERVISOR_ACTOR, run_id=run_id, status="failed", **found)
+            )
             run = tree.runs.get(run_id)
             if run is not None:
                 run.live = False

@@ -154,8 +154,11 @@ def materialize(layout: Layout, planned: PlannedWork, actor: str) -> None:
                 made = True
     if made:
         fsync_dir(layout.work_dir)
-    linked = [step for step in steps if step.write_intent and write_record(
-        layout.work(step.intent.id) / "intent.json", step.intent, sync_dir=False)]
+    linked = [
+        step
+        for step in steps
+        if step.write_intent and write_record(layout.work(step.intent.id) / "intent.json", step.intent, sync_dir=False)
+    ]
     for step in linked:
         fsync_dir(layout.work(step.intent.id))
     created = []

@@ -83,7 +83,12 @@ def approve_plan(layout: Layout, goal_id: str, plan_id: str, *, actor: str, reas
         scope.repair_lost()
         materialize(layout, planned, actor)
         return _append(
-            scope, plan_id, PlanApplied, actor, root_work_id=planned.root_work_id, work_ids=planned.work_ids,
+            scope,
+            plan_id,
+            PlanApplied,
+            actor,
+            root_work_id=planned.root_work_id,
+            work_ids=planned.work_ids,
             reason=reason,
         )
 
@@ -99,8 +104,15 @@ def _repeat_with_reason(plan: PlanView, name: str, status: str, reason: str) -> 
 
 
 def _reasoned_transition(
-    layout: Layout, goal_id: str, plan_id: str, actor: str, reason: str | None, *, event: type[PlanEvent],
-    status: str, rule: Callable[[GoalFacts, PlanFacts], Checks],
+    layout: Layout,
+    goal_id: str,
+    plan_id: str,
+    actor: str,
+    reason: str | None,
+    *,
+    event: type[PlanEvent],
+    status: str,
+    rule: Callable[[GoalFacts, PlanFacts], Checks],
 ) -> Outcome:
     """The shape every plan verb with a required reason shares (reject, retry, reopen): bounds, the address, a
     repeat of the same reason, the verb's rule, then the one event."""
@@ -119,17 +131,27 @@ def _reasoned_transition(
 
 def reject_plan(layout: Layout, goal_id: str, plan_id: str, *, actor: str, reason: str | None) -> Outcome:
     """Reject a proposed plan; the reason reaches the next planner as `latest_plan.reason`."""
-    return _reasoned_transition(layout, goal_id, plan_id, actor, reason, event=PlanRejected, status="rejected",
-                                rule=lambda _goal, plan: plan_reject(plan))
+    return _reasoned_transition(
+        layout,
+        goal_id,
+        plan_id,
+        actor,
+        reason,
+        event=PlanRejected,
+        status="rejected",
+        rule=lambda _goal, plan: plan_reject(plan),
+    )
 
 
 def retry_plan(layout: Layout, goal_id: str, plan_id: str, *, actor: str, reason: str | None) -> Outcome:
     """Authorize one more planner request for the latest attention plan, carrying the operator's guidance."""
-    return _reasoned_transition(layout, goal_id, plan_id, actor, reason, event=PlanRetryRequested,
-                                status="retry_requested", rule=plan_retry)
+    return _reasoned_transition(
+        layout, goal_id, plan_id, actor, reason, event=PlanRetryRequested, status="retry_requested", rule=plan_retry
+    )
 
 
 def reopen_plan(layout: Layout, goal_id: str, plan_id: str, *, actor: str, reason: str | None) -> Outcome:
     """Reopen a completed mission (its latest plan): the next tick plans one more milestone with the reason."""
-    return _reasoned_transition(layout, goal_id, plan_id, actor, reason, event=PlanReopened, status="reopened",
-                                rule=plan_reopen)
+    return _reasoned_transition(
+        layout, goal_id, plan_id, actor, reason, event=PlanReopened, status="reopened", rule=plan_reopen
+    )

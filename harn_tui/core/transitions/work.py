@@ -71,8 +71,13 @@ def accept_work(
         if run is None or run.proof_sha256 is None:
             raise CorruptJournal(f"{layout.run(attempt.run_id) / 'proof.json'}: missing; the passing proof is gone")
         return _append(
-            scope, WorkAccepted, actor, run_id=attempt.run_id, proof_sha256=run.proof_sha256,
-            dispositions=[d.model_dump(mode="json") for d in given], reason=reason,
+            scope,
+            WorkAccepted,
+            actor,
+            run_id=attempt.run_id,
+            proof_sha256=run.proof_sha256,
+            dispositions=[d.model_dump(mode="json") for d in given],
+            reason=reason,
         )
 
 
@@ -97,9 +102,7 @@ def reopen_work(
             raise Refused(f"work {work_id} is already reopened with different findings")
         work_reopen(scope.view).require()
         raised = [Finding(id=f"f{n}", statement=s, actor=actor) for n, s in enumerate(statements, start=1)]
-        return _append(
-            scope, WorkReopened, actor, findings=[f.model_dump(mode="json") for f in raised], reason=reason
-        )
+        return _append(scope, WorkReopened, actor, findings=[f.model_dump(mode="json") for f in raised], reason=reason)
 
 
 def cancel_work(layout: Layout, work_id: str, *, actor: str, reason: str | None = None) -> Outcome:

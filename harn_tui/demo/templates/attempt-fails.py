@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
 """Demo template for an approach that does not work: a failed proof with every criterion unsatisfied."""
+
 import datetime
 import json
 import os

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
 """Demo template: does its (pretend) work, addresses every open finding, and writes a passing proof."""
+
 import datetime
 import json
 import os
@@ -15,8 +16,9 @@ proof = {
     "run_id": manifest["run_id"],
     "status": "succeeded",
     "summary": f"{work['title']}: done, {len(manifest['attempt']['findings'])} finding(s) addressed",
-    "acceptance": [{"criterion": c, "status": "satisfied", "evidence": "checked by the demo template"}
-                   for c in work["acceptance"]],
+    "acceptance": [
+        {"criterion": c, "status": "satisfied", "evidence": "checked by the demo template"} for c in work["acceptance"]
+    ],
     "class": None,
     "finished_at": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
 }

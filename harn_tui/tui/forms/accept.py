@@ -31,13 +31,30 @@ class FindingRow(Vertical):
         self.finding = finding
 
     def compose(self) -> ComposeResult:
-        yield Static(Content.assemble((f"{self.finding.id} ", "bold"), ("by ", "dim"), literal(self.finding.actor),
-                                      ": ", literal(self.finding.statement, multiline=True)))
+        yield Static(
+            Content.assemble(
+                (f"{self.finding.id} ", "bold"),
+                ("by ", "dim"),
+                literal(self.finding.actor),
+                ": ",
+                literal(self.finding.statement, multiline=True),
+            )
+        )
         with Horizontal(classes="finding-choice"):
-            yield Select([("fixed", "fixed"), ("deferred", "deferred")], prompt="fixed or deferred?",
-                         id=f"choice-{self.finding.id}", classes="disposition", compact=True)
-            yield Input(placeholder="reason for deferring", id=f"why-{self.finding.id}", classes="defer-reason",
-                        validators=[reason_bound(False)], compact=True)
+            yield Select(
+                [("fixed", "fixed"), ("deferred", "deferred")],
+                prompt="fixed or deferred?",
+                id=f"choice-{self.finding.id}",
+                classes="disposition",
+                compact=True,
+            )
+            yield Input(
+                placeholder="reason for deferring",
+                id=f"why-{self.finding.id}",
+                classes="defer-reason",
+                validators=[reason_bound(False)],
+                compact=True,
+            )
 
     def choice(self) -> str | None:
         value = self.query_one(Select).value

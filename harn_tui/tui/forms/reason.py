@@ -27,8 +27,16 @@ class ReasonForm(TransitionForm[ReasonAnswer | None]):
 
     BINDINGS = [Binding("escape", "cancel", "Back"), Binding("ctrl+s", "submit", "Submit")]
 
-    def __init__(self, title: str, context: Content, *, required: bool, submit_label: str,
-                 allowed: bool = True, placeholder: str = "") -> None:
+    def __init__(
+        self,
+        title: str,
+        context: Content,
+        *,
+        required: bool,
+        submit_label: str,
+        allowed: bool = True,
+        placeholder: str = "",
+    ) -> None:
         super().__init__(classes="form")
         self.form_title = title
         self.context = context
@@ -43,15 +51,19 @@ class ReasonForm(TransitionForm[ReasonAnswer | None]):
             yield self.refusal_line()
             with VerticalScroll(classes="form-context"):
                 yield Static(self.context)
-            yield Input(placeholder=self.placeholder, id="reason", validators=[reason_bound(self.required)],
-                        disabled=not self.allowed, compact=True)
+            yield Input(
+                placeholder=self.placeholder,
+                id="reason",
+                validators=[reason_bound(self.required)],
+                disabled=not self.allowed,
+                compact=True,
+            )
             with Horizontal(classes="form-status"):
                 yield Static(counter_text("", REASON_MAX), id="counter", classes="counter")
                 yield Static("", id="error", classes="form-error")
             yield Static(literal(HINT), classes="form-hint")
             with Horizontal(classes="form-buttons"):
-                yield Button(self.submit_label, id="submit", variant="primary", disabled=not self.allowed,
-                             compact=True)
+                yield Button(self.submit_label, id="submit", variant="primary", disabled=not self.allowed, compact=True)
                 yield Button("Back · esc", id="back", compact=True)
 
     def on_mount(self) -> None:

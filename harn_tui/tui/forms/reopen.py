@@ -48,8 +48,13 @@ class ReopenForm(TransitionForm[ReopenAnswer | None]):
             with VerticalScroll(id="findings", classes="form-rows"):
                 yield self._finding_input()
             yield Input(placeholder="reason (optional)", id="reason", validators=[reason_bound(False)], compact=True)
-            yield Static(literal("enter in the last finding (or ctrl+n) adds another; blank rows are ignored; no "
-                                 "findings keeps the open set"), classes="form-hint")
+            yield Static(
+                literal(
+                    "enter in the last finding (or ctrl+n) adds another; blank rows are ignored; no "
+                    "findings keeps the open set"
+                ),
+                classes="form-hint",
+            )
             yield Static("", id="error", classes="form-error")
             yield Static(literal(HINT), classes="form-hint")
             with Horizontal(classes="form-buttons"):
@@ -59,8 +64,13 @@ class ReopenForm(TransitionForm[ReopenAnswer | None]):
 
     def _finding_input(self) -> Input:
         self.count += 1
-        return Input(placeholder=f"finding {self.count}", id=f"finding-{self.count}", classes="finding",
-                     validators=[finding_bound()], compact=True)
+        return Input(
+            placeholder=f"finding {self.count}",
+            id=f"finding-{self.count}",
+            classes="finding",
+            validators=[finding_bound()],
+            compact=True,
+        )
 
     def on_mount(self) -> None:
         self.query_one("#finding-1", Input).focus()

@@ -35,12 +35,24 @@ def diff_heading(diff: AttemptDiff, position: int, total: int, root: Path) -> Co
     where = ""
     if Path(workspace.repository) != root:
         where = f" in {under_root(workspace.repository, root)}"
-    first = Content.assemble(("Diff of ", "dim"), literal(diff.work_id, "bold"), (" · attempt ", "dim"),
-                             f"#{diff.number} ", literal(diff.run_id),
-                             (f" · {position} of {total} with a workspace", "dim"))
-    second = Content.assemble(literal(workspace.branch, "bold"), where, ("  base ", "dim"),
-                              workspace.base[:SHORT_COMMIT], (" → ", "dim"), workspace.commit[:SHORT_COMMIT],
-                              "  ", diffstat(workspace))
+    first = Content.assemble(
+        ("Diff of ", "dim"),
+        literal(diff.work_id, "bold"),
+        (" · attempt ", "dim"),
+        f"#{diff.number} ",
+        literal(diff.run_id),
+        (f" · {position} of {total} with a workspace", "dim"),
+    )
+    second = Content.assemble(
+        literal(workspace.branch, "bold"),
+        where,
+        ("  base ", "dim"),
+        workspace.base[:SHORT_COMMIT],
+        (" → ", "dim"),
+        workspace.commit[:SHORT_COMMIT],
+        "  ",
+        diffstat(workspace),
+    )
     return Content("\n").join([first, second])
 
 

@@ -56,8 +56,9 @@ def decision_panel(goal: GoalView | None) -> str:
     """Which panel holds the decision this goal waits for (the attention panel otherwise)."""
     if goal is None:
         return "attention"
-    return {"review_plan": "plans", "review": "findings", "resolve_approval": "graph"}.get(goal.next_action,
-                                                                                           "attention")
+    return {"review_plan": "plans", "review": "findings", "resolve_approval": "graph"}.get(
+        goal.next_action, "attention"
+    )
 
 
 def decision_work(goal: GoalView | None) -> str | None:
@@ -110,8 +111,10 @@ class MainScreen(TransitionActions, Screen[None]):
     def compose(self) -> ComposeResult:
         yield HeaderBar(id="header")
         root = str(self.model.layout.root)
-        yield Input(placeholder="filter goals: id, title, state, next action, why · enter: to the list · esc: clear",
-                    id="goal-filter")
+        yield Input(
+            placeholder="filter goals: id, title, state, next action, why · enter: to the list · esc: clear",
+            id="goal-filter",
+        )
         yield GoalsPanel(root, id="goals")
         yield Static("", id="past")
         with Horizontal(id="body"):
@@ -327,8 +330,9 @@ class MainScreen(TransitionActions, Screen[None]):
         for goal in self.model.console_goals():
             if self.hide_quiet and goal.state in QUIET_STATES:
                 continue
-            if needle and not any(needle in field.casefold() for field in
-                                  (goal.id, goal.title, goal.state, goal.next_action, goal.reason)):
+            if needle and not any(
+                needle in field.casefold() for field in (goal.id, goal.title, goal.state, goal.next_action, goal.reason)
+            ):
                 continue
             shown.append(goal)
         return shown
@@ -336,8 +340,9 @@ class MainScreen(TransitionActions, Screen[None]):
     def show_goal_list(self, prefer: str | None = None) -> None:
         goals = self.model.console_goals()
         shown = goals if not (self.filter_text or self.hide_quiet) else self.visible_goals()
-        self.query_one(GoalsPanel).show(shown, prefer=prefer, of=goals, filter_text=self.filter_text,
-                                        quiet_hidden=self.hide_quiet)
+        self.query_one(GoalsPanel).show(
+            shown, prefer=prefer, of=goals, filter_text=self.filter_text, quiet_hidden=self.hide_quiet
+        )
 
     def action_filter_goals(self) -> None:
         field = self.query_one("#goal-filter", Input)
@@ -410,8 +415,12 @@ class MainScreen(TransitionActions, Screen[None]):
         self.past = past
         view = past.view
         heading = Content.styled(past.heading, "bold reverse")
-        state = Content.assemble(("then: ", "dim"), (f"{view.state}/{view.next_action}", "bold"), " — ",
-                                 literal(under_root(view.reason, self.model.layout.root)))
+        state = Content.assemble(
+            ("then: ", "dim"),
+            (f"{view.state}/{view.next_action}", "bold"),
+            " — ",
+            literal(under_root(view.reason, self.model.layout.root)),
+        )
         banner = self.query_one("#past", Static)
         banner.update(Content("\n").join([heading, state]))
         banner.display = True
@@ -530,8 +539,11 @@ class MainScreen(TransitionActions, Screen[None]):
     @on(Button.Pressed)
     async def _button(self, event: Button.Pressed) -> None:
         action = {
-            "card-approve": "approve_plan", "card-reject": "reject_plan", "attention-retry": "retry_plan",
-            "findings-accept": "accept_work", "findings-reopen": "reopen_work",
+            "card-approve": "approve_plan",
+            "card-reject": "reject_plan",
+            "attention-retry": "retry_plan",
+            "findings-accept": "accept_work",
+            "findings-reopen": "reopen_work",
         }.get(event.button.id or "")
         if action is not None:
             event.stop()

@@ -59,11 +59,14 @@ class TransitionActions:
     filter_open: bool
 
     if TYPE_CHECKING:
+
         @property
         def goal(self) -> GoalView | None: ...
         @property
         def console(self) -> ConsoleHost: ...
+
         focused: Widget | None
+
         def query_one(self, selector: Any, expect_type: Any = None) -> Any: ...
         def post_message(self, message: Message) -> bool: ...
 
@@ -153,9 +156,14 @@ class TransitionActions:
         if goal is None or plan is None:
             return
         goal_id, plan_id = goal.id, plan.id
-        context = lines([label("goal", goal_id), label("plan", f"{plan_id} (#{plan.sequence}, {plan.trigger})"),
-                         label("rationale", plan.rationale or "(none)"),
-                         Content.styled("The reason reaches the next planner request.", "dim")])
+        context = lines(
+            [
+                label("goal", goal_id),
+                label("plan", f"{plan_id} (#{plan.sequence}, {plan.trigger})"),
+                label("rationale", plan.rationale or "(none)"),
+                Content.styled("The reason reaches the next planner request.", "dim"),
+            ]
+        )
 
         self._plan_reason_form(f"Reject plan {plan_id}", "Reject", context, requests.reject_plan, goal_id, plan_id)
 
@@ -168,11 +176,22 @@ class TransitionActions:
         if plan_id is None:
             return
         goal_id = goal.id
-        context = lines([eligibility_content(eligibility),
-                         Content.styled("The reason reaches the planner's next request for this goal.", "dim")])
+        context = lines(
+            [
+                eligibility_content(eligibility),
+                Content.styled("The reason reaches the planner's next request for this goal.", "dim"),
+            ]
+        )
 
-        self._plan_reason_form(f"Retry plan {plan_id}", "Retry", context, requests.retry_plan, goal_id, plan_id,
-                               allowed=eligibility.eligible)
+        self._plan_reason_form(
+            f"Retry plan {plan_id}",
+            "Retry",
+            context,
+            requests.retry_plan,
+            goal_id,
+            plan_id,
+            allowed=eligibility.eligible,
+        )
 
     def action_reopen_plan(self) -> None:
         goal = self.goal
@@ -182,17 +201,30 @@ class TransitionActions:
         goal_id, plan_id = goal.id, plan.id
         mission = goal.intent.mission if goal.intent is not None else None
         done_count = f"{goal.milestones_completed} of {mission.max_milestones}" if mission is not None else "?"
-        context = lines([label("goal", goal_id), label("plan", f"{plan_id} (#{plan.sequence}, completed)"),
-                         label("milestones", f"{done_count} completed"),
-                         label("rationale", plan.rationale or "(none)"),
-                         Content.styled("The reason reaches the planner's request for the next milestone.", "dim")])
+        context = lines(
+            [
+                label("goal", goal_id),
+                label("plan", f"{plan_id} (#{plan.sequence}, completed)"),
+                label("milestones", f"{done_count} completed"),
+                label("rationale", plan.rationale or "(none)"),
+                Content.styled("The reason reaches the planner's request for the next milestone.", "dim"),
+            ]
+        )
 
-        self._plan_reason_form(f"Reopen mission: plan {plan_id}", "Reopen", context, requests.reopen_plan, goal_id,
-                               plan_id)
+        self._plan_reason_form(
+            f"Reopen mission: plan {plan_id}", "Reopen", context, requests.reopen_plan, goal_id, plan_id
+        )
 
-    def _plan_reason_form(self, title: str, submit: str, context: Content,
-                          request: Callable[[str, str, str], requests.Request], goal_id: str, plan_id: str,
-                          allowed: bool = True) -> None:
+    def _plan_reason_form(
+        self,
+        title: str,
+        submit: str,
+        context: Content,
+        request: Callable[[str, str, str], requests.Request],
+        goal_id: str,
+        plan_id: str,
+        allowed: bool = True,
+    ) -> None:
         """A required-reason form for a plan verb; its answer dispatches `request(goal, plan, reason)`."""
 
         def done(answer: ReasonAnswer | None) -> None:
@@ -218,8 +250,9 @@ class TransitionActions:
 
         def done(answer: AcceptAnswer | None) -> None:
             if answer is not None:
-                self._dispatch(requests.accept_work(work_id, answer.dispositions, answer.reason),
-                                      self._work_events(work_id))
+                self._dispatch(
+                    requests.accept_work(work_id, answer.dispositions, answer.reason), self._work_events(work_id)
+                )
 
         self._open_form(AcceptForm(work_id, self._work_context(work), list(work.open_findings)), done)
 
@@ -231,8 +264,9 @@ class TransitionActions:
 
         def done(answer: ReopenAnswer | None) -> None:
             if answer is not None:
-                self._dispatch(requests.reopen_work(work_id, answer.findings, answer.reason),
-                                      self._work_events(work_id))
+                self._dispatch(
+                    requests.reopen_work(work_id, answer.findings, answer.reason), self._work_events(work_id)
+                )
 
         self._open_form(ReopenForm(work_id, self._work_context(work)), done)
 
@@ -241,8 +275,12 @@ class TransitionActions:
         if work is None:
             return
         work_id = work.id
-        context = lines([self._work_context(work),
-                         Content.styled("Cancelling stops this item from being scheduled; a reopen undoes it.", "dim")])
+        context = lines(
+            [
+                self._work_context(work),
+                Content.styled("Cancelling stops this item from being scheduled; a reopen undoes it.", "dim"),
+            ]
+        )
 
         def done(answer: ReasonAnswer | None) -> None:
             if answer is not None:
@@ -272,8 +310,9 @@ class TransitionActions:
 
         def done(answer: ReasonAnswer | None) -> None:
             if answer is not None:
-                self._dispatch(requests.decide_request(approval_id, "deny", answer.reason),
-                                      self._approval_paths(approval_id))
+                self._dispatch(
+                    requests.decide_request(approval_id, "deny", answer.reason), self._approval_paths(approval_id)
+                )
 
         form = ReasonForm(f"Deny request {approval_id}", context, required=False, submit_label="Deny")
         self._open_form(form, done)
@@ -290,4 +329,3 @@ class TransitionActions:
 
     def action_toggle_supervisor(self) -> None:
         self.post_message(SupervisorToggleRequested())
-

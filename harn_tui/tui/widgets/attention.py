@@ -39,19 +39,30 @@ def _heading(text: str) -> Content:
 def eligibility_content(eligibility: RetryEligibility) -> Content:
     if eligibility.plan_id is None:
         return Content.styled("no plan of this goal is in attention: nothing to retry", "dim")
-    verdict = (Content.styled("✔ eligible", "bold green") if eligibility.eligible
-               else Content.styled("✖ not eligible", "bold red"))
+    verdict = (
+        Content.styled("✔ eligible", "bold green")
+        if eligibility.eligible
+        else Content.styled("✖ not eligible", "bold red")
+    )
     parts = [Content.assemble(("Retry plan ", "bold"), literal(eligibility.plan_id, "bold"), ": ", verdict)]
     for check in eligibility.checks.checks:
-        parts.append(indent(Content.assemble(check_mark(check.holds), " ", (f"{check.name}: ", "bold"),
-                                             literal(check.why))))
+        parts.append(
+            indent(Content.assemble(check_mark(check.holds), " ", (f"{check.name}: ", "bold"), literal(check.why)))
+        )
     return lines(parts)
 
 
 def _failing(model: ConsoleModel, failing: FailingProof) -> list[Content]:
     attempt = failing.attempt
-    parts = [Content.assemble(("Failing proof ", "bold"), literal(failing.work.id), f" attempt {attempt.number} ",
-                              literal(attempt.run_id), (f" class {attempt.class_}" if attempt.class_ else "", "dim"))]
+    parts = [
+        Content.assemble(
+            ("Failing proof ", "bold"),
+            literal(failing.work.id),
+            f" attempt {attempt.number} ",
+            literal(attempt.run_id),
+            (f" class {attempt.class_}" if attempt.class_ else "", "dim"),
+        )
+    ]
     parts.append(indent(label("why", failing.work.reason, "dim")))
     proof = failing.proof
     if proof is None:
@@ -60,25 +71,44 @@ def _failing(model: ConsoleModel, failing: FailingProof) -> list[Content]:
     parts.append(indent(label("summary", proof.summary or "(empty)", "dim")))
     for criterion in proof.acceptance:
         if criterion.status != "satisfied":
-            parts.append(indent(Content.assemble(
-                (f"✖ {criterion.status} ", "bold red"), literal(criterion.criterion), (" — ", "dim"),
-                literal(criterion.evidence, multiline=True)), "    "))
+            parts.append(
+                indent(
+                    Content.assemble(
+                        (f"✖ {criterion.status} ", "bold red"),
+                        literal(criterion.criterion),
+                        (" — ", "dim"),
+                        literal(criterion.evidence, multiline=True),
+                    ),
+                    "    ",
+                )
+            )
     return parts
 
 
 def attention_content(model: ConsoleModel, goal: GoalView) -> Content:
     parts: list[Content] = [
-        Content.assemble(literal(goal.title, "bold"), "  ", state_content(goal.state), (" / ", "dim"),
-                         goal.next_action),
+        Content.assemble(
+            literal(goal.title, "bold"), "  ", state_content(goal.state), (" / ", "dim"), goal.next_action
+        ),
         label("Why", under_root(goal.reason, model.layout.root)),
     ]
     if goal.state == "corrupt":
-        parts.append(Content.styled("This goal's records are unreadable; no transition will be accepted for it. "
-                                    "Run `harn verify` for every problem.", "bold"))
+        parts.append(
+            Content.styled(
+                "This goal's records are unreadable; no transition will be accepted for it. "
+                "Run `harn verify` for every problem.",
+                "bold",
+            )
+        )
         return lines(parts)
     if is_standalone(goal):
-        parts.append(Content.styled("Work created on its own (`harn work create`), not by a goal: only the items "
-                                    "waiting for a human are listed here; `harn work list` lists them all.", "dim"))
+        parts.append(
+            Content.styled(
+                "Work created on its own (`harn work create`), not by a goal: only the items "
+                "waiting for a human are listed here; `harn work list` lists them all.",
+                "dim",
+            )
+        )
     target = latest_attention_plan(goal.plans)
     if target is not None:
         parts.append(eligibility_content(retry_eligibility(goal)))
@@ -96,12 +126,26 @@ def attention_content(model: ConsoleModel, goal: GoalView) -> Content:
         if approval_id:
             approval = model.approval(approval_id)
             question = approval.request.question if approval and approval.request else "(unreadable request)"
-            parts.append(Content.assemble(("Approval ", "bold"), literal(approval_id), " waits: ", literal(question),
-                                          (" — select the item in the graph (2), then y or n", "dim")))
+            parts.append(
+                Content.assemble(
+                    ("Approval ", "bold"),
+                    literal(approval_id),
+                    " waits: ",
+                    literal(question),
+                    (" — select the item in the graph (2), then y or n", "dim"),
+                )
+            )
     for work in review_queue(goal):
         if work.state == "in_review":
-            parts.append(Content.assemble(("In review ", "bold"), literal(work.id), ": ", literal(work.reason),
-                                          (" — see Findings (5): accept (a) or reopen (o)", "dim")))
+            parts.append(
+                Content.assemble(
+                    ("In review ", "bold"),
+                    literal(work.id),
+                    ": ",
+                    literal(work.reason),
+                    (" — see Findings (5): accept (a) or reopen (o)", "dim"),
+                )
+            )
     if len(parts) == 2 and not goal.needs_human:
         parts.append(Content.styled("Nothing waits for a human on this goal.", "dim"))
     return lines(parts)

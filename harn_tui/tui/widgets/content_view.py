@@ -56,8 +56,7 @@ class ContentView(ScrollView, can_focus=True):
     }
     """
 
-    def __init__(self, content: Content | None = None, *, id: str | None = None,
-                 classes: str | None = None) -> None:
+    def __init__(self, content: Content | None = None, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self._content = content if content is not None else Content("")
         self._lines: list[Content] = []

@@ -20,8 +20,7 @@ from harn_tui.tui.text import visible
 
 TAB_SIZE = 4
 MAX_LINES = 20_000
-STYLES: dict[DiffLineKind, str] = {"file": "bold", "hunk": "cyan", "added": "green",
-                                   "removed": "red", "context": ""}
+STYLES: dict[DiffLineKind, str] = {"file": "bold", "hunk": "cyan", "added": "green", "removed": "red", "context": ""}
 
 
 def shown_lines(diff: str, more_hint: str) -> tuple[list[str], list[DiffLineKind]]:

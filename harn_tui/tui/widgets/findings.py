@@ -27,37 +27,63 @@ COLUMNS = (("State", "state"), ("Open", "open"), ("Work", "id"), ("Title", "titl
 
 
 def review_row(work: WorkView) -> Row:
-    return work.id, (state_text(work.state), Text(str(len(work.open_findings))), literal_text(work.id, "dim"),
-                     literal_text(clip(work.title, 48)))
+    return work.id, (
+        state_text(work.state),
+        Text(str(len(work.open_findings))),
+        literal_text(work.id, "dim"),
+        literal_text(clip(work.title, 48)),
+    )
 
 
 def findings_content(model: ConsoleModel, work: WorkView) -> Content:
     """The item, why it waits, its open findings (what accepting must dispose) first, then the latest proof."""
     events = model.work_events(work.id)
-    parts: list[Content] = [Content.assemble(literal(work.title, "bold"), "  ", literal(work.id, "dim")),
-                            label("Why", work.reason, "dim")]
+    parts: list[Content] = [
+        Content.assemble(literal(work.title, "bold"), "  ", literal(work.id, "dim")),
+        label("Why", work.reason, "dim"),
+    ]
     parts.append(Content.styled(f"Open findings ({len(work.open_findings)})", "bold underline"))
-    parts += [indent(Content.assemble((f"{f.id} ", "bold"), ("by ", "dim"), literal(f.actor), ": ",
-                                      literal(f.statement, multiline=True))) for f in work.open_findings] or [
-        indent(Content.styled("none open: accepting needs no dispositions", "dim"))]
+    parts += [
+        indent(
+            Content.assemble(
+                (f"{f.id} ", "bold"), ("by ", "dim"), literal(f.actor), ": ", literal(f.statement, multiline=True)
+            )
+        )
+        for f in work.open_findings
+    ] or [indent(Content.styled("none open: accepting needs no dispositions", "dim"))]
     latest = work.latest_attempt
     proof = model.proof(latest.run_id) if latest is not None else None
     if proof is not None:
         parts.append(label("Proof", f"{proof.status}: {proof.summary}"))
-        parts += [indent(Content.assemble(("✔ " if c.status == "satisfied" else "✖ ") + c.status + " ",
-                                          literal(c.criterion))) for c in proof.acceptance]
+        parts += [
+            indent(Content.assemble(("✔ " if c.status == "satisfied" else "✖ ") + c.status + " ", literal(c.criterion)))
+            for c in proof.acceptance
+        ]
     past = dispositions_so_far(events)
     parts.append(Content.styled(f"Dispositions so far ({len(past)})", "bold underline"))
-    parts += [indent(Content.assemble(
-        (f"{p.disposition.id} {p.disposition.outcome}", "bold"), (" by ", "dim"), literal(p.actor),
-        (f" at {p.ts}", "dim"),
-        *((": ", literal(p.disposition.reason, multiline=True)) if p.disposition.reason else ()),
-    )) for p in past] or [indent(Content.styled("none recorded yet", "dim"))]
+    parts += [
+        indent(
+            Content.assemble(
+                (f"{p.disposition.id} {p.disposition.outcome}", "bold"),
+                (" by ", "dim"),
+                literal(p.actor),
+                (f" at {p.ts}", "dim"),
+                *((": ", literal(p.disposition.reason, multiline=True)) if p.disposition.reason else ()),
+            )
+        )
+        for p in past
+    ] or [indent(Content.styled("none recorded yet", "dim"))]
     raised = all_findings(events)
     if len(raised) > len(work.open_findings):
         parts.append(Content.styled(f"Every finding raised ({len(raised)})", "bold underline"))
-        parts += [indent(Content.assemble((f"{fid} ", "bold"), (f"{ts} ", "dim"), literal(actor), ": ",
-                                          literal(statement, multiline=True))) for ts, fid, actor, statement in raised]
+        parts += [
+            indent(
+                Content.assemble(
+                    (f"{fid} ", "bold"), (f"{ts} ", "dim"), literal(actor), ": ", literal(statement, multiline=True)
+                )
+            )
+            for ts, fid, actor, statement in raised
+        ]
     return lines(parts)
 
 

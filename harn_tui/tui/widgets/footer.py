@@ -56,9 +56,12 @@ class KeysFooter(Static):
         if keys == self._shown:
             return
         self._shown = keys
-        parts = [Content.assemble((f" {key} ", "bold reverse" if enabled else "dim reverse"),
-                                  (description, "" if enabled else "dim"))
-                 for key, description, enabled in keys]
+        parts = [
+            Content.assemble(
+                (f" {key} ", "bold reverse" if enabled else "dim reverse"), (description, "" if enabled else "dim")
+            )
+            for key, description, enabled in keys
+        ]
         palette = Content.assemble("│", (f" {self.app.get_key_display(PALETTE)} ", "bold reverse"), "palette")
         width = max(self.size.width, 1)
         line = Content(" ").join(parts)

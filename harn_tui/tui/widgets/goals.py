@@ -27,8 +27,13 @@ COLUMNS = (
 def goal_row(goal: GoalView, root: str) -> Row:
     if is_standalone(goal):
         return goal.id, (
-            state_text(goal.state), Text(goal.next_action, style="bold"), literal_text(goal.title, "bold"),
-            Text("—"), Text("—"), literal_text("no goal", "dim"), literal_text(clip(goal.reason, 160)),
+            state_text(goal.state),
+            Text(goal.next_action, style="bold"),
+            literal_text(goal.title, "bold"),
+            Text("—"),
+            Text("—"),
+            literal_text("no goal", "dim"),
+            literal_text(clip(goal.reason, 160)),
         )
     corrupt = goal.state == "corrupt"
     return goal.id, (
@@ -36,8 +41,11 @@ def goal_row(goal: GoalView, root: str) -> Row:
         Text(goal.next_action, style="bold" if goal.needs_human else ""),
         literal_text(clip(goal.title, 40), "bold" if goal.needs_human else ""),
         Text("—" if corrupt else f"{goal.attempts_used}/{goal.attempts_remaining}"),
-        Text("—" if corrupt or goal.intent is None or goal.intent.replanning is None
-             else f"{goal.replans_used}/{goal.replans_remaining}"),
+        Text(
+            "—"
+            if corrupt or goal.intent is None or goal.intent.replanning is None
+            else f"{goal.replans_used}/{goal.replans_remaining}"
+        ),
         literal_text(goal.id, "dim"),
         literal_text(clip(under_root(goal.reason, root), 160), "bold red" if corrupt else ""),
     )
@@ -51,8 +59,15 @@ class GoalsPanel(KeyedTable):
         self.root = root
         set_border(self, title="Goals")
 
-    def show(self, goals: Sequence[GoalView], *, prefer: str | None = None, of: Sequence[GoalView] | None = None,
-             filter_text: str = "", quiet_hidden: bool = False) -> None:
+    def show(
+        self,
+        goals: Sequence[GoalView],
+        *,
+        prefer: str | None = None,
+        of: Sequence[GoalView] | None = None,
+        filter_text: str = "",
+        quiet_hidden: bool = False,
+    ) -> None:
         """Show `goals`, the ones of all the goals (`of`) that the filter and the quiet toggle leave."""
         self.sync([goal_row(goal, self.root) for goal in goals], prefer=prefer)
         every = goals if of is None else of
@@ -61,8 +76,9 @@ class GoalsPanel(KeyedTable):
             set_border(self, subtitle="no goals yet: create one with `harn supervisor create`")
             return
         waiting = sum(1 for goal in real if goal.needs_human)
-        subtitle = (f"{len(real)} goal{'' if len(real) == 1 else 's'} · {waiting} "
-                    f"need{'s' if waiting == 1 else ''} a human")
+        subtitle = (
+            f"{len(real)} goal{'' if len(real) == 1 else 's'} · {waiting} need{'s' if waiting == 1 else ''} a human"
+        )
         standalone = next((goal for goal in every if is_standalone(goal)), None)
         if standalone is not None:
             subtitle += f" · {len(standalone.work)} standalone item{'' if len(standalone.work) == 1 else 's'} too"

@@ -88,8 +88,11 @@ class GraphPanel(KeyedTable):
             set_border(self, subtitle="work that belongs to no goal, waiting for a human")
         elif goal is not None and goal.state != "corrupt":
             superseded = sum(1 for w in goal.work if not w.active)
-            set_border(self, subtitle=f"generation {goal.generation} · {len(goal.active_ids)} active"
-                       + (f" · {superseded} superseded (dimmed, below)" if superseded else ""))
+            set_border(
+                self,
+                subtitle=f"generation {goal.generation} · {len(goal.active_ids)} active"
+                + (f" · {superseded} superseded (dimmed, below)" if superseded else ""),
+            )
         else:
             set_border(self, subtitle="")
 

@@ -33,8 +33,9 @@ def _service(status: ServiceStatus, own: tuple[str, int] | None) -> Content:
     if own == (status.host, status.pid):
         who = Content.styled("embedded", "bold")
     else:
-        who = Content.assemble(literal(status.actor, "bold"), ("@", "dim"), literal(status.host),
-                               (f":{status.pid}", "dim"))
+        who = Content.assemble(
+            literal(status.actor, "bold"), ("@", "dim"), literal(status.host), (f":{status.pid}", "dim")
+        )
     goals = len(status.goals)
     parts = [who, Content(f" {goals} goal{'s' if goals != 1 else ''}")]
     if status.backoff_s:
@@ -49,15 +50,21 @@ def _services(state: HeaderState) -> Content | None:
     if not state.services:
         return None
     own_first = sorted(state.services, key=lambda s: (s.host, s.pid) != state.own_service)  # stable otherwise
-    line = Content.assemble(("serve ", "dim"), Content("; ").join(_service(s, state.own_service)
-                                                                   for s in own_first))
+    line = Content.assemble(("serve ", "dim"), Content("; ").join(_service(s, state.own_service) for s in own_first))
     shared = shared_goals(state.services)
     if shared:
         goal_id, hosts = shared[0]
         more = f" (+{len(shared) - 1} more)" if len(shared) > 1 else ""
-        line = Content.assemble(("⚠ ", "bold"), ("serve loops on ", "bold"), literal(", ".join(hosts), "bold"),
-                                (" all enroll ", "bold"), literal(goal_id, "bold"), (more, "bold"),
-                                ("  · ", "dim"), line)
+        line = Content.assemble(
+            ("⚠ ", "bold"),
+            ("serve loops on ", "bold"),
+            literal(", ".join(hosts), "bold"),
+            (" all enroll ", "bold"),
+            literal(goal_id, "bold"),
+            (more, "bold"),
+            ("  · ", "dim"),
+            line,
+        )
     return line
 
 
@@ -71,18 +78,34 @@ def header_content(state: HeaderState) -> Content:
     present = "no other operator here" if not others else f"{others} other operator{'s' if others != 1 else ''} here"
     if state.presence_off is not None:
         present = "presence off"
-    waiting = (f"{state.decisions} decision{'s' if state.decisions != 1 else ''} waiting" if state.decisions
-               else "no decision waiting")
+    waiting = (
+        f"{state.decisions} decision{'s' if state.decisions != 1 else ''} waiting"
+        if state.decisions
+        else "no decision waiting"
+    )
     first = Content.assemble(
-        ("harn ", "bold"), (waiting, "bold reverse" if state.decisions else ""), ("  · actor ", "dim"),
-        literal(state.actor, "bold"), ("  · supervisor ", "dim"),
-        literal(state.supervisor, "bold" if state.supervisor != "off" else ""), ("  · ", "dim"),
-        (present, "bold" if others else ""), ("  · root ", "dim"), literal(state.root),
+        ("harn ", "bold"),
+        (waiting, "bold reverse" if state.decisions else ""),
+        ("  · actor ", "dim"),
+        literal(state.actor, "bold"),
+        ("  · supervisor ", "dim"),
+        literal(state.supervisor, "bold" if state.supervisor != "off" else ""),
+        ("  · ", "dim"),
+        (present, "bold" if others else ""),
+        ("  · root ", "dim"),
+        literal(state.root),
     )
     parts: list[Content] = []
     for presence in state.others:
-        parts.append(Content.assemble(literal(presence.actor, "bold"), ("@", "dim"), literal(presence.host),
-                                      (" on ", "dim"), literal(_where(presence))))
+        parts.append(
+            Content.assemble(
+                literal(presence.actor, "bold"),
+                ("@", "dim"),
+                literal(presence.host),
+                (" on ", "dim"),
+                literal(_where(presence)),
+            )
+        )
     second = Content.assemble(("here too: ", "dim"), Content("; ").join(parts)) if parts else Content("")
     if state.presence_off is not None:  # the others do not see this console: say so, and why
         off = Content.assemble(("presence off: ", "bold"), literal(state.presence_off))

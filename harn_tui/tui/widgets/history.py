@@ -53,11 +53,17 @@ class HistoryPanel(KeyedTable):
         changed = over.live.id != self.goal_id
         self.goal_id = over.live.id
         rows = history_rows(over.history.entries)
-        self.sync([history_row(row, self.root) for row in rows],
-                  prefer=rows[-1].key if changed and rows else None, fresh=changed)
+        self.sync(
+            [history_row(row, self.root) for row in rows],
+            prefer=rows[-1].key if changed and rows else None,
+            fresh=changed,
+        )
         damaged = sum(1 for entry in over.history.entries if entry.damaged)
-        set_border(self, subtitle=f"{len(over.history)} entries · enter: the goal as it stood then"
-                   + (f" · {damaged} damaged" if damaged else ""))
+        set_border(
+            self,
+            subtitle=f"{len(over.history)} entries · enter: the goal as it stood then"
+            + (f" · {damaged} damaged" if damaged else ""),
+        )
 
     @property
     def position_at_cursor(self) -> int | None:

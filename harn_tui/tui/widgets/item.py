@@ -26,8 +26,12 @@ def _summary(work: WorkView, goal: GoalView) -> Content:
     where = "active" if work.active else "superseded (not dispatchable)"
     root = " · active root" if work.id == goal.active_root else ""
     return Content.assemble(
-        state_content(work.state), (" · next ", "dim"), work.next_action, (" · attempts ", "dim"),
-        f"{work.charged_attempts}/{work.max_attempts} charged, {work.attempts_used} total", (" · ", "dim"),
+        state_content(work.state),
+        (" · next ", "dim"),
+        work.next_action,
+        (" · attempts ", "dim"),
+        f"{work.charged_attempts}/{work.max_attempts} charged, {work.attempts_used} total",
+        (" · ", "dim"),
         where + root,
     )
 
@@ -35,9 +39,12 @@ def _summary(work: WorkView, goal: GoalView) -> Content:
 def _attempt(model: ConsoleModel, attempt: AttemptView) -> Content:
     style = state_style(attempt.status)
     head = Content.assemble(
-        f"#{attempt.number} {attempt.trigger} ", (f"{glyph(attempt.status)} {attempt.status}", style),
-        f" {attempt.run_id}", (f" class {attempt.class_}" if attempt.class_ else "", "dim"),
-        (f"  started {attempt.started_at} by ", "dim"), literal(attempt.started_by),
+        f"#{attempt.number} {attempt.trigger} ",
+        (f"{glyph(attempt.status)} {attempt.status}", style),
+        f" {attempt.run_id}",
+        (f" class {attempt.class_}" if attempt.class_ else "", "dim"),
+        (f"  started {attempt.started_at} by ", "dim"),
+        literal(attempt.started_by),
     )
     parts = [head]
     if attempt.reason and attempt.reason != attempt.summary:
@@ -49,10 +56,17 @@ def _attempt(model: ConsoleModel, attempt: AttemptView) -> Content:
             parts.append(indent(label("workspace", workspace_line(proof.workspace), "dim")))
         for criterion in proof.acceptance:
             mark = {"satisfied": "✔", "unsatisfied": "✖"}.get(criterion.status, "?")
-            parts.append(indent(Content.assemble(
-                (f"{mark} {criterion.status} ", state_style("passed" if mark == "✔" else "failed")),
-                literal(criterion.criterion), (" — ", "dim"), literal(criterion.evidence, multiline=True),
-            ), "    "))
+            parts.append(
+                indent(
+                    Content.assemble(
+                        (f"{mark} {criterion.status} ", state_style("passed" if mark == "✔" else "failed")),
+                        literal(criterion.criterion),
+                        (" — ", "dim"),
+                        literal(criterion.evidence, multiline=True),
+                    ),
+                    "    ",
+                )
+            )
     return lines(parts)
 
 
@@ -74,8 +88,12 @@ def item_content(model: ConsoleModel, goal: GoalView, work_id: str) -> Content:
     if work is None or files is None:
         return literal(f"work {work_id} is not part of goal {goal.id}")
     intent = files.intent
-    parts: list[Content] = [literal(work.title, "bold"), Content.assemble(("id ", "dim"), literal(work.id)),
-                            _summary(work, goal), label("why", under_root(work.reason, model.layout.root), "dim")]
+    parts: list[Content] = [
+        literal(work.title, "bold"),
+        Content.assemble(("id ", "dim"), literal(work.id)),
+        _summary(work, goal),
+        label("why", under_root(work.reason, model.layout.root), "dim"),
+    ]
     if work.source_ref:
         parts.append(label("from", f"{work.source_kind} {work.source_ref}", "dim"))
     latest = work.latest_attempt
@@ -89,13 +107,19 @@ def item_content(model: ConsoleModel, goal: GoalView, work_id: str) -> Content:
         parts += [_heading("Objective"), literal(intent.objective, multiline=True)]
         parts.append(_heading(f"Acceptance ({len(intent.acceptance)})"))
         parts += [indent(Content.assemble("• ", literal(c, multiline=True))) for c in intent.acceptance] or [
-            indent(Content.styled("no criteria: the proof status decides", "dim"))]
+            indent(Content.styled("no criteria: the proof status decides", "dim"))
+        ]
         deps = ", ".join(intent.dependencies) or "none"
         parts.append(label("Dependencies", deps))
     parts.append(_heading(f"Open findings ({len(work.open_findings)})"))
-    parts += [indent(Content.assemble((f"{f.id} ", "bold"), ("by ", "dim"), literal(f.actor), ": ",
-                                      literal(f.statement, multiline=True))) for f in work.open_findings] or [
-        indent(Content.styled("none", "dim"))]
+    parts += [
+        indent(
+            Content.assemble(
+                (f"{f.id} ", "bold"), ("by ", "dim"), literal(f.actor), ": ", literal(f.statement, multiline=True)
+            )
+        )
+        for f in work.open_findings
+    ] or [indent(Content.styled("none", "dim"))]
     if work.approval_id and not waiting:
         parts += _approval(model, work.approval_id)
     parts.append(_heading(f"Attempts ({work.attempts_used})"))
@@ -105,10 +129,18 @@ def item_content(model: ConsoleModel, goal: GoalView, work_id: str) -> Content:
         parts += _output(model, latest)
     parts.append(_heading("History (seq · time · event · actor · reason)"))
     for row in work_history(model.work_events(work_id)):
-        parts.append(indent(Content.assemble(
-            (f"{row.seq:>3} ", "bold"), (f"{row.ts} ", "dim"), row.event, " ", literal(row.actor, "bold"),
-            (" " + row.detail if row.detail else "", "dim"),
-        )))
+        parts.append(
+            indent(
+                Content.assemble(
+                    (f"{row.seq:>3} ", "bold"),
+                    (f"{row.ts} ", "dim"),
+                    row.event,
+                    " ",
+                    literal(row.actor, "bold"),
+                    (" " + row.detail if row.detail else "", "dim"),
+                )
+            )
+        )
         if row.reason:
             parts.append(indent(literal(row.reason, multiline=True), "      "))
     return lines(parts)

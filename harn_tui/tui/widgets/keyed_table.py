@@ -80,8 +80,11 @@ class KeyedTable(MeasuredTable):
             old = self._signatures.get(key)
             if old == signature:
                 continue
-            changed = {column_keys[index]: cell for index, cell in enumerate(cells)
-                       if old is None or index >= len(old) or old[index] != signature[index]}
+            changed = {
+                column_keys[index]: cell
+                for index, cell in enumerate(cells)
+                if old is None or index >= len(old) or old[index] != signature[index]
+            }
             if all(cell.cell_len <= self.columns[ColumnKey(column)].content_width for column, cell in changed.items()):
                 self.replace_in_row(key, changed)
             else:

@@ -28,13 +28,15 @@ from harn_tui.tui.widgets.titles import set_border
 
 def _heading(plan: PlanView, pending: bool) -> Content:
     status = Content.styled(f"{glyph(plan.status)} {plan.status}", state_style(plan.status))
-    head = Content.assemble(status, "  ", literal(plan.id, "bold"), (f"  #{plan.sequence}", "dim"),
-                            ("  trigger ", "dim"), plan.trigger)
+    head = Content.assemble(
+        status, "  ", literal(plan.id, "bold"), (f"  #{plan.sequence}", "dim"), ("  trigger ", "dim"), plan.trigger
+    )
     if plan.decision:
         head = head + Content.assemble(("  decision ", "dim"), plan.decision)
     if pending:
-        head = Content("\n").join([
-            Content.styled("APPROVAL NEEDED: approve (a) or reject with a reason (x)", "bold reverse"), head])
+        head = Content("\n").join(
+            [Content.styled("APPROVAL NEEDED: approve (a) or reject with a reason (x)", "bold reverse"), head]
+        )
     return head
 
 
@@ -46,10 +48,18 @@ def _steps(proposal: Proposal, full: bool) -> list[Content]:
     parts = [Content.assemble(("Steps", "bold underline"), (f"  {steps}, root ", "dim"), literal(root))]
     for number, step in enumerate(proposal.work, start=1):
         after = f"  after {', '.join(step.dependencies)}" if step.dependencies else ""
-        parts.append(indent(Content.assemble(
-            (f"{number}. ", "bold"), literal(step.key, "bold"), " — ", literal(step.title),
-            (f"  [{step.template}]", "dim"), (after, "dim"),
-        )))
+        parts.append(
+            indent(
+                Content.assemble(
+                    (f"{number}. ", "bold"),
+                    literal(step.key, "bold"),
+                    " — ",
+                    literal(step.title),
+                    (f"  [{step.template}]", "dim"),
+                    (after, "dim"),
+                )
+            )
+        )
         if full:
             parts.append(indent(literal(step.objective, multiline=True), "      "))
             parts += [indent(Content.assemble("• ", literal(c, multiline=True)), "      ") for c in step.acceptance]
@@ -57,17 +67,30 @@ def _steps(proposal: Proposal, full: bool) -> list[Content]:
 
 
 def review_content(review: ReviewReceipt, heading: str = "Review") -> list[Content]:
-    parts = [Content.assemble((heading, "bold underline"), f"  outcome {review.outcome}",
-                              (f"  {review.created_at}", "dim"))]
+    parts = [
+        Content.assemble((heading, "bold underline"), f"  outcome {review.outcome}", (f"  {review.created_at}", "dim"))
+    ]
     for entry in review.reviews:
-        parts.append(indent(Content.assemble(literal(entry.reviewer, "bold"), f" {entry.verdict}: ",
-                                             literal(entry.rationale, multiline=True))))
+        parts.append(
+            indent(
+                Content.assemble(
+                    literal(entry.reviewer, "bold"), f" {entry.verdict}: ", literal(entry.rationale, multiline=True)
+                )
+            )
+        )
         for finding in entry.findings:
-            parts.append(indent(Content.assemble(
-                (f"[{finding.severity}] ", "bold" if finding.severity == "blocking" else "dim"),
-                literal(finding.code), ": ", literal(finding.summary, multiline=True),
-                *((" → ", literal(finding.recommendation, multiline=True)) if finding.recommendation else ()),
-            ), "      "))
+            parts.append(
+                indent(
+                    Content.assemble(
+                        (f"[{finding.severity}] ", "bold" if finding.severity == "blocking" else "dim"),
+                        literal(finding.code),
+                        ": ",
+                        literal(finding.summary, multiline=True),
+                        *((" → ", literal(finding.recommendation, multiline=True)) if finding.recommendation else ()),
+                    ),
+                    "      ",
+                )
+            )
     return parts
 
 
@@ -78,8 +101,12 @@ def rounds_content(plan: PlanView) -> list[Content]:
     if not rounds:
         return []
     revisions = len(rounds) - 1
-    parts = [Content.assemble(("Review rounds", "bold underline"),
-                              (f"  {counted(len(rounds), 'round')}, {counted(revisions, 'revision')}", "dim"))]
+    parts = [
+        Content.assemble(
+            ("Review rounds", "bold underline"),
+            (f"  {counted(len(rounds), 'round')}, {counted(revisions, 'revision')}", "dim"),
+        )
+    ]
     for entry in rounds:
         parts.append(Content.styled(f"Round {entry.number}", "bold"))
         if entry.reason:
@@ -87,8 +114,9 @@ def rounds_content(plan: PlanView) -> list[Content]:
         if entry.changes:
             parts.append(indent(Content.assemble(("changed: ", "dim"), literal("; ".join(entry.changes)))))
         if entry.candidate is not None:
-            parts.append(indent(Content.assemble(("candidate: ", "dim"),
-                                                 literal(entry.candidate.rationale, multiline=True))))
+            parts.append(
+                indent(Content.assemble(("candidate: ", "dim"), literal(entry.candidate.rationale, multiline=True)))
+            )
             parts += [indent(line) for line in _steps(entry.candidate, full=False)[1:]]
         else:
             parts.append(indent(Content.styled("no candidate was produced", "dim")))
@@ -102,8 +130,11 @@ def diff_content(diff: PlanDiff, goal: GoalView) -> list[Content]:
     after = diff.after
     if after is None:
         return []
-    parts = [Content.assemble(("If approved", "bold underline"),
-                              (f"  generation {diff.before.generation} → {after.generation}", "dim"))]
+    parts = [
+        Content.assemble(
+            ("If approved", "bold underline"), (f"  generation {diff.before.generation} → {after.generation}", "dim")
+        )
+    ]
 
     def item(work_id: str) -> Content:
         view = goal.work_item(work_id)
@@ -113,8 +144,11 @@ def diff_content(diff: PlanDiff, goal: GoalView) -> list[Content]:
         return Content.assemble(status, " ", literal(work_id), ("  ", ""), literal(view.title, "dim"))
 
     plan = goal.plan(diff.plan_id)
-    steps = {plan_work_id(diff.plan_id, step.key): step.title for step in plan.proposal.work} \
-        if plan is not None and plan.proposal is not None else {}
+    steps = (
+        {plan_work_id(diff.plan_id, step.key): step.title for step in plan.proposal.work}
+        if plan is not None and plan.proposal is not None
+        else {}
+    )
 
     def new(work_id: str) -> Content:
         return Content.assemble(("+ new ", "bold"), literal(work_id), "  ", literal(steps.get(work_id, ""), "dim"))
@@ -147,12 +181,21 @@ def plan_content(plan: PlanView, pending: bool, diff: PlanDiff | None = None, go
     reasons = plan.operator_reasons()
     if reasons:
         parts.append(Content.styled("Reasons", "bold underline"))
-        parts += [indent(Content.assemble(f"{event} ", ("by ", "dim"), literal(actor, "bold"), ": ",
-                                          literal(reason, multiline=True))) for event, actor, reason in reasons]
+        parts += [
+            indent(
+                Content.assemble(
+                    f"{event} ", ("by ", "dim"), literal(actor, "bold"), ": ", literal(reason, multiline=True)
+                )
+            )
+            for event, actor, reason in reasons
+        ]
     if plan.root_work_id:
         parts.append(label("Applied", f"root {plan.root_work_id}; work {', '.join(plan.work_ids) or 'none new'}"))
-    parts.append(Content.styled(
-        "requested " + plan.request.created_at + f" · prior root {plan.request.prior_root_work_id or 'none'}", "dim"))
+    parts.append(
+        Content.styled(
+            "requested " + plan.request.created_at + f" · prior root {plan.request.prior_root_work_id or 'none'}", "dim"
+        )
+    )
     return lines(parts)
 
 
@@ -183,7 +226,8 @@ class PlanHistory(Vertical):
         yield Horizontal(
             KeyButton("Approve · a", id="card-approve", variant="success"),
             KeyButton("Reject · x", id="card-reject", variant="error"),
-            classes="card-buttons", id="plan-buttons",
+            classes="card-buttons",
+            id="plan-buttons",
         )
 
     @property

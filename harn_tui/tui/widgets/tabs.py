@@ -14,8 +14,13 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import Static
 
-TABS = (("attention", "3", "Attention"), ("plans", "4", "Plans"), ("findings", "5", "Findings"), ("item", "6", "Item"),
-        ("history", "7", "History"))
+TABS = (
+    ("attention", "3", "Attention"),
+    ("plans", "4", "Plans"),
+    ("findings", "5", "Findings"),
+    ("item", "6", "Item"),
+    ("history", "7", "History"),
+)
 GAP = "  "
 
 
