@@ -314,21 +314,34 @@ MEASURED: dict[str, int] = {}
 # ----- the CLI: exit 5 naming the path, never a traceback, bounded RSS, writes refused with nothing written
 
 
+# Linux keeps a process's peak RSS across exec, and a child forked from this (large) test process starts with
+# this process's RSS as its peak: `harn` is forked from a small launcher instead, which reports its child's peak.
+LAUNCHER = """
+import os, sys
+pid = os.fork()
+if pid == 0:
+    os.execv(sys.executable, [sys.executable, *sys.argv[2:]])
+_, status, usage = os.wait4(pid, 0)
+with open(sys.argv[1], "w") as report:
+    report.write(str(usage.ru_maxrss))
+code = os.waitstatus_to_exitcode(status)
+os._exit(code if code >= 0 else 128 - code)
+"""
+
+
 def harn_run(root: Path, *args: str, timeout: float = 60) -> tuple[int, str, str, int]:
     """`harn` as a real subprocess: (exit code, stdout, stderr, peak RSS in KiB of that process)."""
-    out, err = root.parent / "out.txt", root.parent / "err.txt"
+    out, err, peak = root.parent / "out.txt", root.parent / "err.txt", root.parent / "peak.txt"
     with out.open("w") as stdout, err.open("w") as stderr:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "harn_tui", "--root", str(root), *args], stdout=stdout, stderr=stderr, env=harn_env()
-        )
-        timer = threading.Timer(timeout, process.kill)
+        argv = [sys.executable, "-c", LAUNCHER, str(peak), "-m", "harn_tui", "--root", str(root), *args]
+        process = subprocess.Popen(argv, stdout=stdout, stderr=stderr, env=harn_env(), start_new_session=True)
+        timer = threading.Timer(timeout, lambda: os.killpg(process.pid, signal.SIGKILL))
         timer.start()
         try:
-            _, status, usage = os.wait4(process.pid, 0)
+            process.wait()
         finally:
             timer.cancel()
-    process.returncode = os.waitstatus_to_exitcode(status)
-    return process.returncode, out.read_text(), err.read_text(), usage.ru_maxrss
+    return process.returncode, out.read_text(), err.read_text(), int(peak.read_text())
 
 
 CLI_CASES = {
