@@ -107,7 +107,7 @@ def test_the_output_cap_stops_a_flooding_template_on_the_worker_as_it_does_local
         create(harn, "flood", f"work-flood-{side}")
         results[side] = harn.json(*args, f"work-flood-{side}", env=cap)
     for side, result in results.items():
-        assert (result["status"], result["class"]) == ("failed", None), (side, result)
+        assert (result["status"], result["class"]) == ("failed", None), (side, result["reason"], result)
         assert result["reason"].startswith("output cap: "), (side, result["reason"])
         run_dir = harn.root / ".harnery" / "runs" / result["run_id"]
         assert (run_dir / "transcript.jsonl").stat().st_size <= 256 * 1024, side

@@ -170,6 +170,9 @@ class RayExecutor:
             return Ended(ProcessExit(None), lost=f"executor: {ray_said(error)}")
         finally:
             watchdog.cancel()
+        if transcript.capped and (end is None or end.get("lost")):
+            # the host's cap cancelled the task, which may end its stream without an error or a last item
+            return Ended(ProcessExit(None, output_capped_at=transcript.cap_bytes))
         if end is None:
             return Ended(ProcessExit(None), lost="executor: the task ended without a result")
         if end.get("lost"):
