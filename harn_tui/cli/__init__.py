@@ -4,16 +4,24 @@ from __future__ import annotations
 
 import sys
 
-from harn_tui.cli.parser import ParserUsageError, build_parser
-
 TYPE_CHECKING = False  # `typing` itself is a tenth of `harn --help`'s start-up; mypy reads this as True
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Collection, Sequence
     from typing import Any
+
+    from harn_tui.cli.parser import Parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     raw = list(sys.argv[1:] if argv is None else argv)
+    if raw in HELP_ARGVS or raw == ["--version"]:  # printed without argparse, whose import is most of the cost
+        from harn_tui.cli.commands import help_text, version_text
+
+        text = version_text() if raw == ["--version"] else help_text()
+        if text is not None:
+            return _print(text)
+    from harn_tui.cli.parser import ParserUsageError
+
     parser = build_parser(frozenset(raw))
     as_json = "--json" in raw
     for position, value in enumerate(raw, start=1):
@@ -48,6 +56,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
 
 
+HELP_ARGVS = (["--help"], ["-h"], ["help"])
+
+
+def build_parser(named: Collection[str] | None = None) -> Parser:
+    """`harn_tui.cli.parser.build_parser`, imported when a command line needs argparse."""
+    from harn_tui.cli.parser import build_parser
+
+    return build_parser(named)
+
+
+def _print(text: str) -> int:
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        return _reader_left()
+    return 0
+
+
 def _reader_left() -> int:
     """Stdout closed early (`harn schema | head -1`): what was done stands; end quietly, with no traceback now or
     when the interpreter flushes stdout at exit."""
@@ -72,7 +99,10 @@ def _is_utf8(value: str) -> bool:
 
 def _fail(code: str, exit_code: int, message: str, as_json: bool) -> int:
     if as_json:
-        emit({"error": {"code": code, "message": message}})
+        try:
+            emit({"error": {"code": code, "message": message}})
+        except BrokenPipeError:  # the reader left; the exit code still says what went wrong
+            _reader_left()
     else:
         print(f"harn: {message}", file=sys.stderr)
     return exit_code

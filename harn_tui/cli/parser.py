@@ -7,7 +7,7 @@ import argparse
 import re
 from collections.abc import Callable, Collection
 
-from harn_tui import __version__
+from harn_tui.cli.commands import COMMAND_METAVAR, COMMON_OPTIONS, DESCRIPTION, GROUPS, PROG, version_text
 
 TYPE_CHECKING = False  # see harn_tui.cli: no `typing` at start-up
 if TYPE_CHECKING:
@@ -74,12 +74,13 @@ def port_number(text: str) -> int:
 
 
 def _common(parser: argparse.ArgumentParser, top: bool) -> None:
-    default = None if top else argparse.SUPPRESS
-    parser.add_argument("--root", default=default, help="the directory holding .harnery/")
-    parser.add_argument("--actor", default=default, help="who acts (default $HARN_ACTOR, else the login name)")
-    parser.add_argument(
-        "--json", action="store_true", default=False if top else argparse.SUPPRESS, help="print JSON documents"
-    )
+    for option, metavar, help_text in COMMON_OPTIONS:
+        if metavar is None:  # a flag
+            parser.add_argument(
+                option, action="store_true", default=False if top else argparse.SUPPRESS, help=help_text
+            )
+        else:
+            parser.add_argument(option, default=None if top else argparse.SUPPRESS, help=help_text)
 
 
 def executor_options(leaf: Parser) -> None:
@@ -107,12 +108,13 @@ def build_parser(named: Collection[str] | None = None) -> Parser:
     named are built as their one line of help only: `harn --help` and every verb's parse skip defining the
     options of verbs they do not run. A group is only ever chosen by naming it, so the result parses `named`
     exactly as the whole parser does."""
-    parser = Parser(prog="harn", description="Harnery goal supervisor: journal, transitions, console.")
-    parser.add_argument("--version", action="version", version=f"harn {__version__}")
+    parser = Parser(prog=PROG, description=DESCRIPTION)
+    parser.add_argument("--version", action="version", version=version_text().rstrip("\n"))
     _common(parser, top=True)
-    groups = parser.add_subparsers(dest="group", metavar="COMMAND", required=True, parser_class=Parser)
+    groups = parser.add_subparsers(dest="group", metavar=COMMAND_METAVAR, required=True, parser_class=Parser)
     unnamed: Parser | None = None
-    for name, help_text, define in GROUPS:
+    for name, help_text in GROUPS:
+        define = DEFINITIONS[name]
         if named is None or name in named:
             description = None if define in VERB_GROUPS else help_text  # a group of verbs lists them instead
             group: Parser = groups.add_parser(name, help=help_text, description=description)
@@ -335,21 +337,21 @@ def _web(web: Parser) -> None:
     executor_options(web)
 
 
-# Every command group in the order `harn --help` lists them: name, one line of help, what defines its arguments.
-GROUPS: tuple[tuple[str, str, Callable[[Parser], None]], ...] = (
-    ("help", "this help, or a command's: harn help work create", _help),
-    ("init", "create .harnery/ in the current (or --root) directory", _init),
-    ("schema", "print the JSON Schema of every record, or of RECORD", _schema),
-    ("pending", "every decision waiting for a human", _no_arguments),
-    ("verify", "check the whole tree; exit 5 on any problem", _no_arguments),
-    ("fault-points", "list the fault-injection points", _no_arguments),
-    ("tui", "the operator console", _tui),
-    ("examples", "copy the example team, replanning, mission, specialists and templates", _examples),
-    ("demo", "build a demo tree with scripted specialists and open the console", _demo),
-    ("supervisor", "goals: create, inspect, tick, plans", _supervisor),
-    ("work", "work items: create, inspect, run, review", _work),
-    ("approval", "approvals parked attempts ask for", _approval),
-    ("template", "templates harn can write: list, new", _template),
-    ("web", "serve the console to browsers: one console per page, behind a token", _web),
-)
+# What defines each command group's arguments (the groups themselves, in order, are `commands.GROUPS`).
+DEFINITIONS: dict[str, Callable[[Parser], None]] = {
+    "help": _help,
+    "init": _init,
+    "schema": _schema,
+    "pending": _no_arguments,
+    "verify": _no_arguments,
+    "fault-points": _no_arguments,
+    "tui": _tui,
+    "examples": _examples,
+    "demo": _demo,
+    "supervisor": _supervisor,
+    "work": _work,
+    "approval": _approval,
+    "template": _template,
+    "web": _web,
+}
 VERB_GROUPS = (_supervisor, _work, _approval, _template)

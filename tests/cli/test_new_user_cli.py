@@ -148,6 +148,40 @@ def test_a_reader_that_closes_stdout_early_gets_no_traceback(root: Path) -> None
     assert piped.stdout == '{\n  "goal"'[:10] and piped.stderr == "", piped.stderr
 
 
+def test_every_kind_of_output_to_a_reader_already_gone_ends_quietly(harn: Harn) -> None:
+    """Stdout is a pipe whose reader has closed (`harn work list | grep -q x` once grep has matched): help, text,
+    documents and error documents end with no traceback, and an error keeps its exit code."""
+    import os
+    import subprocess
+    import sys
+
+    from tests.conftest import harn_env
+
+    assert harn("work", "create", "Read", sys.executable, "--objective", "o", "--id", "w1").returncode == 0
+    for argv, code in (
+        (["--help"], 0),
+        (["work", "--help"], 0),
+        (["schema"], 0),
+        (["work", "list"], 0),
+        (["no-such-verb", "--json"], 2),
+        (["work", "show", "no-such-item", "--json"], 4),
+    ):
+        read, write = os.pipe()
+        os.close(read)
+        try:
+            done = subprocess.run(
+                [sys.executable, "-m", "harn_tui", "--root", str(harn.root), *argv],
+                stdout=write,
+                stderr=subprocess.PIPE,
+                text=True,
+                env=harn_env(),
+                timeout=60,
+            )
+        finally:
+            os.close(write)
+        assert (done.returncode, done.stderr) == (code, ""), argv
+
+
 def test_text_mode_is_for_people(harn: Harn, examples: Path) -> None:
     """Without --json: no JSON document and no Python `None`; an approval shows its question."""
     template = str(examples / "templates" / "investigate.py")
