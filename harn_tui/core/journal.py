@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
+from collections.abc import Iterator
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, TypeVar, get_args
@@ -58,11 +61,17 @@ class ParsedMemo:
     hash of its bytes (so its content is the same); a log's parsed prefix is reused when the file starts with
     the same bytes. Everything is still read from disk each time: only validation of unchanged bytes is saved.
     Parsing is a pure function of the bytes and the records are frozen, so a reused record is the record.
+
+    A log's entry holds the tail's own list of events and how many of them the remembered prefix parsed to: a
+    tail only appends to its list or replaces it, so those first events stay what the prefix parsed to.
+
+    A whole-tree load keeps nothing here (`not_kept`): it reads every record once, and a hundred thousand
+    entries would cost about 25 MB for reads that may never come; the scoped reads that follow keep their own.
     """
 
     def __init__(self) -> None:
         self.records: dict[int, tuple[int, int, BaseModel]] = {}
-        self.logs: dict[int, tuple[int, int, tuple[Any, ...], object]] = {}
+        self.logs: dict[int, tuple[int, int, list[Any], int, object]] = {}
 
     def record(self, path: Path | str, body: bytes, model: type[M]) -> M | None:
         found = self.records.get(hash(os.fspath(path)))
@@ -71,20 +80,35 @@ class ParsedMemo:
         return None
 
     def keep_record(self, path: Path | str, body: bytes, record: BaseModel) -> None:
-        self.records[hash(os.fspath(path))] = (len(body), hash(body), record)
+        if _KEEPING.get():
+            self.records[hash(os.fspath(path))] = (len(body), hash(body), record)
 
-    def log_prefix(self, path: Path | str, complete: bytes, adapter: object) -> tuple[int, tuple[Any, ...]]:
-        """(bytes, events) of the longest remembered prefix `complete` starts with; (0, ()) if none."""
+    def log_prefix(self, path: Path | str, complete: bytes, adapter: object) -> tuple[int, list[Any]]:
+        """(bytes, events) of the longest remembered prefix `complete` starts with; (0, []) if none."""
         found = self.logs.get(hash(os.fspath(path)))
-        if found is None or found[3] is not adapter or found[0] > len(complete):
-            return 0, ()
-        length, digest, events, _ = found
+        if found is None or found[4] is not adapter or found[0] > len(complete):
+            return 0, []
+        length, digest, events, count, _ = found
         if hash(complete[:length]) != digest:
-            return 0, ()
-        return length, events
+            return 0, []
+        return length, events[:count]
 
     def keep_log(self, path: Path | str, complete: bytes, events: list[Any], adapter: object) -> None:
-        self.logs[hash(os.fspath(path))] = (len(complete), hash(complete), tuple(events), adapter)
+        if _KEEPING.get():
+            self.logs[hash(os.fspath(path))] = (len(complete), hash(complete), events, len(events), adapter)
+
+
+_KEEPING: ContextVar[bool] = ContextVar("keeping_parsed", default=True)
+
+
+@contextlib.contextmanager
+def not_kept() -> Iterator[None]:
+    """Parse without remembering anything in `PARSED` (in this thread), for a read of the whole tree."""
+    token = _KEEPING.set(False)
+    try:
+        yield
+    finally:
+        _KEEPING.reset(token)
 
 
 PARSED = ParsedMemo()
@@ -287,7 +311,7 @@ class JsonlTail(Generic[E]):
         """A read from the start: reuse the events of a prefix this process parsed before (same bytes)."""
         known, events = PARSED.log_prefix(self.path, complete, self.adapter)
         if known:
-            self.events = list(events)
+            self.events = events
         if known < len(complete):
             self._parse(complete[known:] if known else complete)
         if self.problem is None:

@@ -31,7 +31,7 @@ from harn_tui.core.addresses import (
 from harn_tui.core.errors import CorruptJournal
 from harn_tui.core.fsio import is_temp_name
 from harn_tui.core.ids import check_id, is_valid_id
-from harn_tui.core.journal import FileIdentity, JsonlTail, parse_record, read_bytes
+from harn_tui.core.journal import FileIdentity, JsonlTail, not_kept, parse_record, read_bytes
 from harn_tui.core.layout import Layout
 from harn_tui.core.leases import is_held
 from harn_tui.core.reader_bounds import directory_problem
@@ -101,7 +101,7 @@ class Tree:
         """Load every goal, work item, run proof and approval."""
         tree = cls(layout)
         tree._plain = {top: _plain_dirs(layout.base / top) for top in ("supervisors", "work", "runs", "approvals")}
-        with bulk_allocation(freeze=True):
+        with bulk_allocation(freeze=True), not_kept():
             for goal_id in _ids_in(layout.supervisors):
                 if aborted_goal(tree.load_goal(goal_id)):
                     del tree.goals[goal_id]
