@@ -85,8 +85,15 @@ def read_limited(path: Path | str, limit: int = MAX_RECORD_BYTES, what: str = "a
         size = found.st_size
         if size > limit:
             raise CorruptJournal(over_limit(path, size, limit, what))
-        chunks = [os.read(fd, size)] if size else []
-        total = len(chunks[0]) if chunks else 0
+        # one read asking for a byte more than the size: exactly the size back is the whole file in one system
+        # call (a file that grew since the `fstat` gives more, a short read less: then it is read to its end)
+        first = os.read(fd, size + 1)
+        if len(first) == size:
+            return first
+        chunks = [first]
+        total = len(first)
+        if total > limit:
+            raise CorruptJournal(over_limit(path, total, limit, what))
         while chunk := os.read(fd, 65536):
             total += len(chunk)
             if total > limit:
