@@ -21,6 +21,7 @@ from harn_tui.core.layout import Layout
 from tests.tui import scenarios as s
 
 LIMIT = 8 * 1024
+FOCUS_LIMIT = 16 * 1024
 
 
 class Terminal:
@@ -87,7 +88,10 @@ def test_one_live_change_writes_a_few_rows_not_the_screen(layout: Layout, actor:
         terminal.drain(1.5)  # the watcher arms after the first paint
         for key in (b"1", b"\x1b[B", b"\x1b[B", b"5"):  # the review goal's Findings, as an operator would
             os.write(terminal.fd, key)
-            terminal.read_until_quiet(0.4)
+            focused = terminal.read_until_quiet(0.4)
+        # `5` shows the Findings tab and moves the focus: the right-hand panel and the marks of the two panels
+        # (about 11 KB), not the whole screen again on top of them (27 KB)
+        assert len(focused) <= FOCUS_LIMIT, f"{len(focused)} bytes to focus a panel"
         result = subprocess.run(
             [
                 sys.executable,

@@ -14,8 +14,10 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.events import DescendantBlur, DescendantFocus
+from textual.reactive import Reactive
 from textual.screen import Screen
 from textual.timer import Timer
+from textual.widget import Widget
 from textual.widgets import Button, ContentSwitcher, DataTable, Input, Static
 
 from harn_tui.console.history import OverTime, PastView
@@ -73,6 +75,10 @@ def decision_work(goal: GoalView | None) -> str | None:
 
 class MainScreen(TransitionActions, Screen[None]):
     AUTO_FOCUS = "#goals"  # not the goal filter above it, which takes the focus only when `/` opens it
+    # A focus change restyles the widgets it concerns (their `:focus` rules and focus watchers repaint them).
+    # Textual's default also repaints the whole screen: every focus key wrote the screen twice, and the widgets
+    # changed in that frame kept their repaint regions, so their next small change repainted them whole again.
+    focused: Reactive[Widget | None] = Reactive(None, repaint=False)
     BINDINGS = bindings()
     COMMANDS = {ConsoleCommands}
 
