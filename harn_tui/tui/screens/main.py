@@ -293,6 +293,10 @@ class MainScreen(TransitionActions, Screen[None]):
         if name == "findings" and not widget.display:
             widget = self.query_one("#findings-detail")
         widget.focus()
+        # the mark now, not when the focus message arrives: it is then in the frame this key causes, not in a
+        # second frame after it
+        if widget.focusable:
+            self.mark_focused_panel(name)
 
     def action_show_diff(self) -> None:
         work = self.focused_work()
@@ -515,9 +519,11 @@ class MainScreen(TransitionActions, Screen[None]):
     def _focus_moved(self, event: DescendantFocus) -> None:
         if not isinstance(event.widget, GoalsPanel):
             self.flush_goal()
-        if event.widget is self.query_one(GraphPanel):
+        graph = event.widget
+        if isinstance(graph, GraphPanel):
             self.show_tab("item")
-            self.show_item()
+            if graph.work_id_at_cursor != self.query_one(ItemDetail).shown_work or "item" in self.stale:
+                self.show_item()
         self.mark_focused_panel()
         self.announce()
 
@@ -525,9 +531,10 @@ class MainScreen(TransitionActions, Screen[None]):
     def _focus_left(self) -> None:
         self.call_after_refresh(self.mark_focused_panel)
 
-    def mark_focused_panel(self) -> None:
-        """`▶` in the title (and a heavy border) of the panel the keys act on: visible without colour."""
-        context = self.context()
+    def mark_focused_panel(self, context: str | None = None) -> None:
+        """`▶` in the title (and a heavy border) of the panel the keys act on (`context`, else the one holding the
+        focus): visible without colour."""
+        context = context or self.context()
         for name in PANELS:
             mark_focus(self.query_one(f"#{name}"), name == context)
 
