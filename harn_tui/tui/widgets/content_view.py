@@ -15,6 +15,7 @@ from textual.content import Content
 from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+from textual.widget import Widget
 
 PREPARED_KEPT = 8
 _LIST_MARKER = re.compile(r"(?:[•*-]|\d{1,2}[.)]) ")
@@ -111,7 +112,24 @@ class ContentView(ScrollView, can_focus=True):
         return lines
 
     def _width(self) -> int:
-        return self.scrollable_content_region.width
+        """The width lines are wrapped at: this view's own, or, while it is hidden (a tab not shown, which has no
+        region), the width it will have when shown. Content given to a hidden view is then wrapped and sized at
+        once, and the frame that shows the view shows the content too, not an empty view and a second layout."""
+        width = self.scrollable_content_region.width
+        return width if width > 0 else self._width_when_shown()
+
+    def _width_when_shown(self) -> int:
+        """The nearest laid-out ancestor's width, less the borders, padding and scrollbar gutters of this view and
+        of the hidden containers between them (the panels stack vertically and take the width they are given)."""
+        taken = self.gutter.width
+        node = self.parent
+        while isinstance(node, Widget):
+            width = node.scrollable_content_region.width
+            if width > 0:
+                return max(width - taken, 0)
+            taken += node.gutter.width
+            node = node.parent
+        return 0
 
     def _rewrap(self, width: int) -> None:
         self._lines = self._wrapped(self._content, width)
