@@ -90,6 +90,7 @@ class MainScreen(TransitionActions, Screen[None]):
         self._prefetch: Timer | None = None
         self._refill: Timer | None = None
         self._history: Timer | None = None
+        self._history_armed = 0  # counts the arming of the History prefetch: only the latest starts its timer
         self._refilled_at = 0.0
         self.shown_goal: str | None = None  # the goal the graph and tabs show (follows goal_id after a move)
         self.over_time = OverTime()
@@ -198,12 +199,18 @@ class MainScreen(TransitionActions, Screen[None]):
         self.refresh_bindings()
 
     def _arm_history_prefetch(self) -> None:
-        """Read the History of the goal shown once the selection rests; never before the first frame, which a
+        """Read the History of the goal shown once the selection rests, counted from the frame showing that goal:
+        never before it (the first frame, or the frame of the key that moved the selection), which a
         thousand-entry history would hold back."""
         if self._history is not None:
             self._history.stop()
             self._history = None
+        self._history_armed += 1
         if self._painted:
+            self.call_after_refresh(self._start_history_timer, self._history_armed)
+
+    def _start_history_timer(self, armed: int) -> None:
+        if armed == self._history_armed and not self.console.closing:
             self._history = self.set_timer(HISTORY_AFTER_S, self._prefetch_history, name="history-prefetch")
 
     def _prefetch_history(self) -> None:
