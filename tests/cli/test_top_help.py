@@ -16,6 +16,7 @@ from harn_tui.cli.parser import build_parser
 from tests.conftest import harn_env
 
 SCRIPT = Path(sys.executable).parent / "harn"
+REPO = Path(__file__).resolve().parents[2]
 AVOIDED = {"re", "argparse", "gettext", "locale", "shutil", "textwrap", "typing", "pydantic", "harn_tui.cli.parser"}
 
 
@@ -53,6 +54,8 @@ def imported_by(argv: list[str], env: dict[str, str]) -> tuple[subprocess.Comple
 
 def test_the_installed_script_prints_help_and_version_without_argparse_or_re(monkeypatch: pytest.MonkeyPatch) -> None:
     assert SCRIPT.exists(), f"{SCRIPT}: the project is installed into this interpreter's environment"
+    installed, ours = (path.read_text().partition("\n")[2] for path in (SCRIPT, REPO / "scripts" / "harn"))
+    assert installed == ours, f"{SCRIPT} is not scripts/harn (installed before it was?): pip install -e . again"
     monkeypatch.setenv("COLUMNS", "100")
     expected_help = build_parser().format_help()
     env = harn_env({"COLUMNS": "100"})
