@@ -67,11 +67,15 @@ def build_parser(named: Collection[str] | None = None) -> Parser:
 
 
 def _print(text: str) -> int:
+    """Print help as argparse does: to stdout, else (none open) stderr; a write that fails (the reader left, a
+    full disk) ends quietly, exit 0."""
+    out = sys.stdout if sys.stdout is not None else sys.stderr
     try:
-        sys.stdout.write(text)
-        sys.stdout.flush()
-    except BrokenPipeError:
-        return _reader_left()
+        out.write(text)
+        out.flush()
+    except (AttributeError, OSError):  # AttributeError: no stderr either
+        if out is sys.stdout:
+            return _reader_left()
     return 0
 
 

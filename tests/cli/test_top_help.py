@@ -70,3 +70,19 @@ def test_the_installed_script_prints_help_and_version_without_argparse_or_re(mon
         if sys.version_info[:2] == LAYOUT_OF or argv == ["--version"]:
             assert not imported & AVOIDED, (argv, sorted(imported & AVOIDED))
             assert not {name for name in imported if name.startswith("harn_tui.core")}, argv
+
+
+def test_help_without_a_stdout_or_room_for_it_ends_as_argparse_s_does() -> None:
+    """No stdout at all (`harn --help >&-`): the help goes to stderr, as argparse sends it (`--json --help` is
+    printed by argparse); a stdout that cannot be written (a full disk): nothing more, exit 0."""
+    env = harn_env({"COLUMNS": "100"})
+
+    def shell(command: str) -> tuple[int, str, str]:
+        done = subprocess.run(command, shell=True, capture_output=True, text=True, env=env, timeout=60)
+        return done.returncode, done.stdout, done.stderr
+
+    for fast, by_argparse in ((["--help"], ["--json", "--help"]), (["--version"], ["--json", "--version"])):
+        closed = shell(f"'{SCRIPT}' {' '.join(fast)} >&-")
+        assert closed == shell(f"'{SCRIPT}' {' '.join(by_argparse)} >&-"), fast
+        assert closed[0] == 0 and closed[2].startswith(("usage: harn", "harn ")), closed
+        assert shell(f"'{SCRIPT}' {' '.join(fast)} >/dev/full") == (0, "", ""), fast
