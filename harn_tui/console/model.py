@@ -7,10 +7,12 @@ so a console can follow another process within a watcher's debounce.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from harn_tui.console.kept import KeptGoals, KeptRow, kept_goals, kept_view
 from harn_tui.console.transcripts import TranscriptTails
 from harn_tui.console.views import STANDALONE, standalone_goal
 from harn_tui.core.addresses import LOOP_LOCK, RUN_LEASE, TRANSCRIPT, Address, address_of
@@ -20,7 +22,7 @@ from harn_tui.core.projection import GoalView, WorkResolver, project_goal
 from harn_tui.core.records import Proof, WorkEvent
 from harn_tui.core.rules import awaits_human, provenance_goal
 from harn_tui.core.tree import Tree, bulk_allocation
-from harn_tui.core.tree_files import ApprovalFiles, PlanFiles, WorkFiles
+from harn_tui.core.tree_files import ApprovalFiles, PlanFiles, WorkFiles, aborted_goal
 
 TRANSITION_EVENTS = frozenset(
     {
@@ -76,6 +78,12 @@ class ConsoleModel:
     goals: dict[str, GoalView] = field(default_factory=dict)
     standalone: GoalView | None = None  # standalone work that needs a human (see `standalone_goal`)
     last_supervisor_event: SeenEvent | None = None
+    # False while the model starts from the kept goal list (`start`): `goals` then holds the goals read so far
+    # and, for the others, their kept rows (`unread`, see `kept_view`); the whole tree is read behind it
+    complete: bool = True
+    unread: set[str] = field(default_factory=set)
+    kept: KeptGoals | None = None
+    read_seconds: float | None = None  # how long `load` took (a whole model's)
     _work_goals: dict[str, set[str]] = field(default_factory=dict)
     _goal_work: dict[str, set[str]] = field(default_factory=dict)
     _open_runs: dict[str, str] = field(default_factory=dict)  # run -> its work, for runs not finished
@@ -87,7 +95,15 @@ class ConsoleModel:
         self.transcripts = TranscriptTails(self.layout.runs)
 
     @classmethod
+    def opening(cls, layout: Layout) -> ConsoleModel:
+        """The model a console opens with: from the goal list the last console kept when reading the whole tree
+        is slow (`start`), else the whole tree (`load`)."""
+        kept = kept_goals(layout)
+        return cls.start(layout, kept) if kept is not None and kept.worth_starting_from else cls.load(layout)
+
+    @classmethod
     def load(cls, layout: Layout) -> ConsoleModel:
+        started = time.monotonic()
         model = cls(layout, Tree.load(layout))
         for work in model.tree.work.values():
             model._index_runs(work)
@@ -95,7 +111,39 @@ class ConsoleModel:
             model._reproject(set(model.tree.goals), classify=False, loaded=True)
         model._classify(w for w in model.tree.work if not model._work_goals.get(w))
         model._refresh_standalone()
+        model.read_seconds = time.monotonic() - started
         return model
+
+    @classmethod
+    def start(cls, layout: Layout, kept: KeptGoals) -> ConsoleModel:
+        """A model that shows `kept` (the goal list as last seen) until each goal is read (`read_goal`) or the
+        whole tree is (`load`, which replaces this model)."""
+        model = cls(layout, Tree(layout), complete=False, kept=kept)
+        model.goals = {row.id: kept_view(row) for row in kept.rows}
+        model.unread = set(model.goals)
+        return model
+
+    def read_goal(self, goal_id: str | None) -> bool:
+        """Read a goal shown from its kept row, and its work, from the records (a model that started from the
+        kept list only). True if its row changed (read, or gone because its directory is)."""
+        if goal_id is None or goal_id not in self.unread:
+            return False
+        self.unread.discard(goal_id)
+        if not self.layout.goal(goal_id).is_dir():
+            self.goals.pop(goal_id, None)
+            return True
+        if aborted_goal(self.tree.load_goal(goal_id)):
+            del self.tree.goals[goal_id]
+            self.goals.pop(goal_id, None)
+            return True
+        self._reproject({goal_id}, classify=False)  # reads the work it governs, as after a `plan.applied`
+        return True
+
+    def kept_rows(self) -> dict[str, KeptRow]:
+        """The kept rows of the goals not read yet, by goal id."""
+        if self.kept is None or not self.unread:
+            return {}
+        return {row.id: row for row in self.kept.rows if row.id in self.unread}
 
     def goal_list(self) -> list[GoalView]:
         return [self.goals[goal_id] for goal_id in sorted(self.goals)]
@@ -125,7 +173,7 @@ class ConsoleModel:
             except ValueError:
                 continue
             address = address_of(parts)
-            if address is None:
+            if address is None or not (self.complete or self._was_read(address)):
                 continue
             if address.kind in ("presence", "service"):
                 presence |= address.kind == "presence"
@@ -173,6 +221,21 @@ class ConsoleModel:
         if self._standalone_dirty and self._refresh_standalone():
             touched.add(STANDALONE)
         return ModelUpdate(frozenset(touched))
+
+    def _was_read(self, address: Address) -> bool:
+        """Whether a model started from the kept list has read what `address` is part of (what it has not read
+        is read with the whole tree, which replaces it)."""
+        if address.kind in ("presence", "service"):
+            return True
+        if address.kind in ("goal", "plan", "revision"):
+            return address.id in self.tree.goals
+        if address.kind == "work":
+            return address.id in self.tree.work
+        if address.kind == "run":
+            return address.id in self.tree.runs or self.tree.run_owner(address.id) is not None
+        if address.kind == "approval":
+            return address.id in self.tree.approvals
+        return False
 
     def _plan(self, address: Address) -> PlanFiles | None:
         goal = self.tree.goals.get(address.id)
@@ -323,8 +386,11 @@ class ConsoleModel:
             self._classify(regoverned)
 
     def _refresh_standalone(self) -> bool:
-        """Recompute the standalone work that needs a human; True if what the console shows changed."""
+        """Recompute the standalone work that needs a human; True if what the console shows changed. (Only from
+        the whole tree: a model that read some goals cannot tell which work belongs to none.)"""
         self._standalone_dirty = False
+        if not self.complete:
+            return False
         resolver = WorkResolver(self.tree)
         views = (resolver.view(work_id) for work_id in self._standalone_ids)
         items = [resolver.flagged(view, True) for view in views if view is not None and awaits_human(view)]

@@ -142,30 +142,16 @@ def standalone_goal(items: Sequence[WorkView]) -> GoalView | None:
     parts = ([f"in review: {', '.join(reviews)}"] if reviews else []) + (
         [f"waiting on an approval: {', '.join(approvals)}"] if approvals else []
     )
-    return GoalView(
-        id=STANDALONE,
-        title="Standalone work (no goal)",
-        state="awaiting_attention",
-        next_action="review" if reviews else "resolve_approval",
-        reason=f"{len(ordered)} work item(s) belonging to no goal need a human; " + "; ".join(parts),
-        intent=None,
-        active_root=None,
-        generation=0,
+    return GoalView.without_graph(
+        STANDALONE,
+        "Standalone work (no goal)",
+        "awaiting_attention",
+        "review" if reviews else "resolve_approval",
+        f"{len(ordered)} work item(s) belonging to no goal need a human; " + "; ".join(parts),
         attempts_used=sum(w.charged_attempts for w in ordered),
-        attempts_remaining=0,
-        replans_used=0,
-        replans_remaining=0,
-        milestones_completed=0,
-        pending_plan_id=None,
-        attention_plan_id=None,
-        latest_plan_status=None,
         governed_work_ids=tuple(w.id for w in ordered),
         active_ids=tuple(w.id for w in ordered),
         work=ordered,
-        plans=(),
-        problems=(),
-        graph_fingerprint="",
-        mission_complete=False,
     )
 
 

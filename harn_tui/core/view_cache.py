@@ -70,6 +70,34 @@ def cached_read(base: Path, key: str, read: Callable[[], tuple[Any, Tree]], whol
     return document
 
 
+def kept_document(base: Path, key: str) -> Any | None:
+    """A document kept with `keep_document`, or None (none, damaged, another harn's, a shared tree, or the cache
+    turned off). It was true when it was kept and is not checked against the files since: whoever shows it says
+    it is as last seen."""
+    if os.environ.get(DISABLE_ENV) or base_group(base) is not None:
+        return None
+    entry = ViewCache(base)._load(key)
+    try:
+        if entry is None or entry["format"] != FORMAT or entry["key"] != key or entry["base"] != os.fspath(base):
+            return None
+        if entry["code"] != code_identity() or "files" in entry:
+            return None
+        return entry["document"]
+    except (KeyError, TypeError):
+        return None
+
+
+def keep_document(base: Path, key: str, document: Any) -> None:
+    """Keep `document` as last seen (see `kept_document`); nothing when the cache is off or cannot be written."""
+    if os.environ.get(DISABLE_ENV) or base_group(base) is not None:
+        return
+    entry = {"format": FORMAT, "key": key, "base": os.fspath(base), "code": code_identity(), "document": document}
+    body = json.dumps(entry, ensure_ascii=False, separators=(",", ":")).encode()
+    if len(body) <= MAX_ENTRY_BYTES - 100:
+        with contextlib.suppress(OSError):
+            ViewCache(base)._write(key, _header(body) + b"\n" + body)
+
+
 class ViewCache:
     def __init__(self, base: Path) -> None:
         self.base = base

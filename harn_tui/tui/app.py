@@ -26,6 +26,7 @@ from textual.notifications import SeverityLevel
 from textual.timer import Timer
 from textual.worker import Worker, WorkerState
 
+from harn_tui.console.kept import keep_goals
 from harn_tui.console.model import ConsoleModel, ModelUpdate, SeenEvent
 from harn_tui.console.views import console_decisions
 from harn_tui.core.decisions import Decision
@@ -45,6 +46,7 @@ from harn_tui.tui.messages import (
     TickRequested,
     TransitionRequested,
     TreeChanged,
+    WholeTreeRead,
 )
 from harn_tui.tui.screens.main import MainScreen
 from harn_tui.tui.textual_compat import app_closing
@@ -112,6 +114,7 @@ class HarnConsole(App[None]):
         watcher: TreeWatcher | None = None,
         bell: bool = True,
         executor: Executor = LOCAL,
+        read_whole: Callable[[], ConsoleModel] | None = None,
     ) -> None:
         super().__init__()
         if "TEXTUAL_ANIMATIONS" not in os.environ:
@@ -142,14 +145,21 @@ class HarnConsole(App[None]):
         self.ring_bell = bell
         self.decisions: list[Decision] = []
         self.bells = 0  # how often a new decision rang the bell (for tests and the record)
+        # a model started from the kept goal list: how the whole tree is read behind it, and the paths that
+        # changed meanwhile (re-read into the whole model, which may have read them before they changed)
+        self.read_whole = read_whole or (lambda: ConsoleModel.load(layout))
+        self._changed_while_reading: list[Path] = []
+        self._supervisor_after_read = False
 
     # ----- lifecycle
 
     def on_mount(self) -> None:
         if self.model is None:
             self.model = ConsoleModel.load(self.layout)
-        self.decisions = console_decisions(self.model)
+        self.decisions = console_decisions(self.model) if self.model.complete else []
         self.push_screen(MainScreen(self.model))
+        if not self.model.complete:
+            self.call_after_refresh(self._start_reading_whole)
         if self.watch_tree:
             self.watcher = self.watcher or TreeWatcher(self.layout.base)
             if self.presence_enabled:
@@ -191,6 +201,44 @@ class HarnConsole(App[None]):
         if self.watcher is not None and not self.closing:
             self.watcher.follow(lambda: self.post_message(TreeChanged()))
 
+    def _start_reading_whole(self) -> None:
+        """After the first frame: read the whole tree in a thread; `on_whole_tree_read` puts it in place."""
+
+        def read() -> None:
+            try:
+                model = self.read_whole()
+            except (HarnError, OSError) as error:
+                typed = harn_error_of(error)
+                self.post_message(WholeTreeRead(None, typed.message if typed is not None else str(error)))
+                return
+            self.post_message(WholeTreeRead(model))
+
+        threading.Thread(target=read, name="harn-read-whole-tree", daemon=True).start()
+
+    def on_whole_tree_read(self, message: WholeTreeRead) -> None:
+        if message.model is None:
+            self.note("error", "reading the tree", message.error or "failed")
+            return
+        if self.closing:
+            return
+        model = message.model
+        model.apply(self._changed_while_reading)
+        self._changed_while_reading = []
+        self.model = model
+        self.decisions = console_decisions(model)  # waiting before this console saw them: no bell
+        self.main.whole_tree_read(model)
+        self.refresh_header()
+        self.keep_goal_list()
+        if self._supervisor_after_read:
+            self._supervisor_after_read = False
+            self.start_supervisor()
+
+    def keep_goal_list(self) -> None:
+        """Keep the goal list for the next console (only a whole model's: a partial one's rows may be kept ones)."""
+        model = self.model
+        if model is not None and model.complete and model.read_seconds is not None:
+            keep_goals(self.layout, model.goal_list(), model.read_seconds)
+
     def on_unmount(self) -> None:
         with contextlib.suppress(RuntimeError):
             loop = asyncio.get_running_loop()
@@ -200,6 +248,7 @@ class HarnConsole(App[None]):
             self.watcher.close()
         if self.presence_enabled:
             self.heartbeat.remove()
+        self.keep_goal_list()
         if self._supervisor_stop is not None:
             self._supervisor_stop.set()
         if self._supervisor_thread is not None:
@@ -225,6 +274,9 @@ class HarnConsole(App[None]):
     async def apply_paths(self, paths: Iterable[Path]) -> ModelUpdate:
         """Re-read `paths` into the model and bring the screen up to date (also used after a dispatch)."""
         assert self.model is not None
+        if not self.model.complete:
+            paths = list(paths)
+            self._changed_while_reading += paths
         update = self.model.apply(paths)
         self._show_update(update)
         return update
@@ -255,6 +307,8 @@ class HarnConsole(App[None]):
     def _note_decisions(self) -> bool:
         """Recompute the decision queue; a decision not waiting before rings the bell once. True if it changed."""
         assert self.model is not None
+        if not self.model.complete:  # the queue is the whole tree's: none until it is read
+            return False
         before = {decision.key for decision in self.decisions}
         self.decisions = console_decisions(self.model)
         now = {decision.key for decision in self.decisions}
@@ -340,6 +394,7 @@ class HarnConsole(App[None]):
                 decisions=len(self.decisions),
                 own_service=(safe_host(), os.getpid()) if self.supervisor_running else None,
                 presence_off=self.presence_off if self.presence_enabled else None,
+                reading=model.kept.seen_clock if model is not None and model.kept and not model.complete else None,
             )
         )
 
@@ -396,7 +451,11 @@ class HarnConsole(App[None]):
         return self._supervisor_thread is not None and self._supervisor_thread.is_alive()
 
     def toggle_supervisor(self) -> None:
-        if self.supervisor_running:
+        if self._supervisor_after_read:
+            self._supervisor_after_read = False
+            self.supervisor_status = "off"
+            self.refresh_header_if_ready()
+        elif self.supervisor_running:
             self.stop_supervisor()
         else:
             self.start_supervisor()
@@ -407,6 +466,11 @@ class HarnConsole(App[None]):
         from harn_tui.core.changes import ChangeFeed
 
         if self.supervisor_running:
+            return
+        if self.model is not None and not self.model.complete:  # it starts from the console's whole model
+            self._supervisor_after_read = True
+            self.supervisor_status = "starting once the tree is read"
+            self.refresh_header_if_ready()
             return
         stop = threading.Event()
         self._supervisor_stop = stop

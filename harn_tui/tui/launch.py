@@ -14,7 +14,10 @@ if TYPE_CHECKING:
 def run_console(
     layout: Layout, *, actor: str, supervisor: bool, bell: bool = True, executor: Executor | None = None
 ) -> None:
-    """Load the tree (so the first frame already shows every panel filled), then run the console.
+    """Load the tree (so the first frame already shows every panel filled), then run the console. On a tree that
+    is slow to read whole, and whose goal list the last console kept, start from that list instead
+    (`ConsoleModel.opening`): the first frame shows the kept rows, marked as last seen, and the selected goal
+    read from its records; the whole tree is read behind it.
 
     The core, Textual and the console's modules are imported with the collector paused: importing builds
     tens of thousands of long-lived objects (record schemas, CSS, widget classes), and a full collection in the
@@ -32,8 +35,9 @@ def run_console(
         gc.enable()
     watcher = TreeWatcher(layout.base, since=time.time())
     try:
-        model = ConsoleModel.load(layout)
-        gc.freeze()
+        model = ConsoleModel.opening(layout)
+        if model.complete:
+            gc.freeze()
         from harn_tui.core.executors import LOCAL
 
         HarnConsole(

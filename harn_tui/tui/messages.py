@@ -14,6 +14,7 @@ from textual.notifications import SeverityLevel
 from harn_tui.tui.dispatch import DispatchResult, Request
 
 if TYPE_CHECKING:
+    from harn_tui.console.model import ConsoleModel
     from harn_tui.core.decisions import Decision
     from harn_tui.tui.forms.base import TransitionForm
 
@@ -79,6 +80,16 @@ class Dispatched(Message):
         super().__init__()
         self.result = result
         self.refresh = refresh
+
+
+class WholeTreeRead(Message):
+    """The whole tree was read behind a console that started from the kept goal list (`model`), or could not
+    be (`error`)."""
+
+    def __init__(self, model: ConsoleModel | None, error: str | None = None) -> None:
+        super().__init__()
+        self.model = model
+        self.error = error
 
 
 class SupervisorStatus(Message):

@@ -219,29 +219,13 @@ def _corrupt_goal(goal: GoalFiles, reason: str) -> GoalView:
     intent = goal.intent
     decision: GoalDecision | None = goal_rule_1_corrupt(reason)
     assert decision is not None
-    return GoalView(
-        id=goal.id,
-        title=intent.title if intent else goal.id,
-        state=decision.state,
-        next_action=decision.next_action,
-        reason=decision.reason,
+    return GoalView.without_graph(
+        goal.id,
+        intent.title if intent else goal.id,
+        decision.state,
+        decision.next_action,
+        decision.reason,
         intent=intent,
-        active_root=None,
-        generation=0,
-        attempts_used=0,
-        attempts_remaining=0,
-        replans_used=0,
-        replans_remaining=0,
-        milestones_completed=0,
-        pending_plan_id=None,
-        attention_plan_id=None,
-        latest_plan_status=None,
-        governed_work_ids=(),
-        active_ids=(),
-        work=(),
-        plans=(),
         problems=({"path": str(goal.directory), "problem": reason},),
-        graph_fingerprint="",
-        mission_complete=False,
         rule=decision.rule,
     )

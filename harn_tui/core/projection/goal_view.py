@@ -39,6 +39,34 @@ class GoalView:
     mission_complete: bool
     rule: int = 0  # the number of the goal rule that decided `state` (0 for a view no rule decided)
 
+    @classmethod
+    def without_graph(
+        cls, id: str, title: str, state: GoalState, next_action: GoalAction, reason: str, **fields: Any
+    ) -> GoalView:
+        """A view with no graph, plans or budgets (`fields` sets any of them): a goal whose records do not
+        read, or a goal-shaped row that is not a goal's projection."""
+        empty: dict[str, Any] = {
+            "intent": None,
+            "active_root": None,
+            "generation": 0,
+            "attempts_used": 0,
+            "attempts_remaining": 0,
+            "replans_used": 0,
+            "replans_remaining": 0,
+            "milestones_completed": 0,
+            "pending_plan_id": None,
+            "attention_plan_id": None,
+            "latest_plan_status": None,
+            "governed_work_ids": (),
+            "active_ids": (),
+            "work": (),
+            "plans": (),
+            "problems": (),
+            "graph_fingerprint": "",
+            "mission_complete": False,
+        }
+        return cls(id, title, state, next_action, reason, **{**empty, **fields})
+
     @property
     def needs_human(self) -> bool:
         return self.state == "awaiting_attention"

@@ -184,6 +184,8 @@ class MainScreen(TransitionActions, Screen[None]):
         self.goal_id = goal_id
         self.shown_goal = goal_id
         self._leave_past()
+        if self.model.read_goal(goal_id):  # a kept row: the goal is read from the records before it is shown
+            self.show_goal_list(prefer=goal_id)
         goal = self.goal
         graph = self.query_one(GraphPanel)
         graph.show(goal, prefer_work=decision_work(goal))
@@ -354,7 +356,12 @@ class MainScreen(TransitionActions, Screen[None]):
         goals = self.model.console_goals()
         shown = goals if not (self.filter_text or self.hide_quiet) else self.visible_goals()
         self.query_one(GoalsPanel).show(
-            shown, prefer=prefer, of=goals, filter_text=self.filter_text, quiet_hidden=self.hide_quiet
+            shown,
+            prefer=prefer,
+            of=goals,
+            filter_text=self.filter_text,
+            quiet_hidden=self.hide_quiet,
+            kept=self.model.kept_rows(),
         )
 
     def action_filter_goals(self) -> None:
@@ -408,6 +415,8 @@ class MainScreen(TransitionActions, Screen[None]):
 
     def _decision_after(self, step: int) -> Decision | None:
         """The decision `n` (`step` 1) or `N` (-1) goes to from the last one it went to, oldest first."""
+        if not self.model.complete:  # the queue is the whole tree's
+            return None
         decisions = self.console.decisions or console_decisions(self.model)
         if not decisions:
             return None
@@ -462,6 +471,22 @@ class MainScreen(TransitionActions, Screen[None]):
             header.show(state)
 
     # ----- live updates
+
+    def whole_tree_read(self, model: ConsoleModel) -> None:
+        """The whole tree was read behind the kept goal list: show it, keeping the operator's selection, the
+        graph's cursor and the tab shown."""
+        self.model = model
+        self.over_time = OverTime()
+        self._leave_past()
+        self.show_goal_list(prefer=self.goal_id)
+        if self.goal is None:
+            first = first_needing_human(self.model.console_goals())
+            self.select_goal(first.id if first else None)
+            return
+        graph = self.query_one(GraphPanel)
+        graph.show(self.goal, prefer_work=graph.work_id_at_cursor)
+        self.show_goal_panels()
+        self.refresh_bindings()
 
     def model_updated(self, update: ModelUpdate) -> None:
         """Bring the panels up to date with `update`: only what it touched is refilled, in place."""

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from rich.text import Text
 
+from harn_tui.console.kept import KeptRow, budget_cells
 from harn_tui.console.views import is_standalone
 from harn_tui.core.projection import GoalView
-from harn_tui.tui.states import state_text
+from harn_tui.tui.states import glyph, state_text
 from harn_tui.tui.text import clip, literal_text, under_root
 from harn_tui.tui.widgets.keyed_table import KeyedTable, Row
 from harn_tui.tui.widgets.titles import set_border
@@ -36,18 +37,28 @@ def goal_row(goal: GoalView, root: str) -> Row:
             literal_text(clip(goal.reason, 160)),
         )
     corrupt = goal.state == "corrupt"
+    attempts, replans = budget_cells(goal)
     return goal.id, (
         state_text(goal.state),
         Text(goal.next_action, style="bold" if goal.needs_human else ""),
         literal_text(clip(goal.title, 40), "bold" if goal.needs_human else ""),
-        Text("—" if corrupt else f"{goal.attempts_used}/{goal.attempts_remaining}"),
-        Text(
-            "—"
-            if corrupt or goal.intent is None or goal.intent.replanning is None
-            else f"{goal.replans_used}/{goal.replans_remaining}"
-        ),
+        Text(attempts),
+        Text(replans),
         literal_text(goal.id, "dim"),
         literal_text(clip(under_root(goal.reason, root), 160), "bold red" if corrupt else ""),
+    )
+
+
+def kept_goal_row(row: KeptRow, root: str) -> Row:
+    """A row as the last console saw it (the goal is not read yet): `~` before its state, all of it dim."""
+    return row.id, (
+        Text(f"~{glyph(row.state)} {row.state}", style="dim"),
+        Text(row.next_action, style="dim"),
+        literal_text(clip(row.title, 40), "dim"),
+        Text(row.attempts, style="dim"),
+        Text(row.replans, style="dim"),
+        literal_text(row.id, "dim"),
+        literal_text(clip(under_root(row.reason, root), 160), "dim"),
     )
 
 
@@ -67,9 +78,18 @@ class GoalsPanel(KeyedTable):
         of: Sequence[GoalView] | None = None,
         filter_text: str = "",
         quiet_hidden: bool = False,
+        kept: Mapping[str, KeptRow] | None = None,
     ) -> None:
-        """Show `goals`, the ones of all the goals (`of`) that the filter and the quiet toggle leave."""
-        self.sync([goal_row(goal, self.root) for goal in goals], prefer=prefer)
+        """Show `goals`, the ones of all the goals (`of`) that the filter and the quiet toggle leave; a goal in
+        `kept` is not read yet and shows its kept row."""
+        kept = kept or {}
+        self.sync(
+            [
+                kept_goal_row(kept[goal.id], self.root) if goal.id in kept else goal_row(goal, self.root)
+                for goal in goals
+            ],
+            prefer=prefer,
+        )
         every = goals if of is None else of
         real = [goal for goal in every if not is_standalone(goal)]
         if not every:
@@ -82,6 +102,8 @@ class GoalsPanel(KeyedTable):
         standalone = next((goal for goal in every if is_standalone(goal)), None)
         if standalone is not None:
             subtitle += f" · {len(standalone.work)} standalone item{'' if len(standalone.work) == 1 else 's'} too"
+        if kept:
+            subtitle += f" · {len(kept)} as last seen (~), reading"
         if filter_text or quiet_hidden:
             why = [f"/{filter_text}" if filter_text else "", "quiet hidden (h)" if quiet_hidden else ""]
             subtitle = f"showing {len(goals)} · {' · '.join(w for w in why if w)} · " + subtitle
