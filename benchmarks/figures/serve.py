@@ -7,7 +7,7 @@ supervisor on. Both write to the tree they serve, so they run on a freshly gener
 - append -> tick start: another process appends a reopen to a goal's in-review item; the time until serve
   reaches `tick.start` (its `HARN_FAULT_TRACE`), and how many goals that one append made it tick;
 - the console with the embedded supervisor on (the default): first paint against a cold load, and keypresses,
-  as the `--no-supervisor` rows measure them.
+  as the `--no-supervisor` rows measure them, and when its loop started after that first paint.
 """
 
 from __future__ import annotations
@@ -19,6 +19,8 @@ import statistics
 import subprocess
 import tempfile
 import time
+from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 
 from benchmarks.context import Context
@@ -33,7 +35,8 @@ IDLE_SHARE = 0.02
 IDLE_WINDOW_S = 60.0
 SMOKE_WINDOW_S = 3.0
 WAKE_S = 0.250
-PAINT_PAIRS = 3
+PAINT_ROUNDS = 6  # even: each side goes first in half of them
+SIDES = ("on", "off")
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 
 
@@ -119,38 +122,73 @@ def spawn_console(ctx: Context, root: Path, supervisor: bool) -> PtySession:
     return PtySession([*ctx.harn_argv(), "--root", str(root), "tui", *flags], console.COLUMNS, console.ROWS, env)
 
 
-def console_session(ctx: Context, root: Path, supervisor: bool, number: int) -> tuple[float, list[float]]:
-    """(first paint, keypresses) of one `harn tui` on `root`, with or without its embedded supervisor."""
+def console_session(
+    ctx: Context, root: Path, supervisor: bool, number: int, moves_each: int
+) -> tuple[float, list[float], float | None]:
+    """(first paint, keypresses, seconds from the first paint to its embedded loop's start) of one `harn tui` on
+    `root`, with or without its embedded supervisor (None without it)."""
     ctx.warm_page_cache_at(root)
     session = spawn_console(ctx, root, supervisor)
     try:
         paint = console.first_paint(session, number, "Generation 4 step")
         console.settle(session)
         console.keypresses(session, console.KEYS["graph"], 1)
-        moves = console.keypresses(session, console.KEYS["down"], ctx.repeats)
+        moves = console.keypresses(session, console.KEYS["down"], moves_each)
         console.keypresses(session, console.KEYS["plans"], 1)
-        moves += console.keypresses(session, console.KEYS["down"], ctx.repeats)
+        moves += console.keypresses(session, console.KEYS["down"], moves_each)
+        loop_after = loop_started_after_paint(root, session, paint) if supervisor else None
     finally:
         session.close()
-    return paint, moves
+    return paint, moves, loop_after
 
 
-def consoles(ctx: Context, root: Path, targets: dict[str, object]) -> dict[str, tuple[float, Samples]]:
+def loop_started_after_paint(root: Path, session: PtySession, paint: float) -> float:
+    """Seconds from the console's first paint to its embedded loop's start: the `started_at` of the loop's service
+    file (written once the loop has imported the supervisor and listed the goals) against the wall-clock time the
+    first paint reached the terminal."""
+    path = next((root / ".harnery" / "service").glob(f"*-{session.pid}.json"))
+    started = datetime.fromisoformat(json.loads(path.read_text())["started_at"].replace("Z", "+00:00")).timestamp()
+    painted = time.time() - (time.monotonic() - (session.started + paint))
+    return started - painted
+
+
+@dataclass
+class Side:
+    """One side of the console rows: first paint minus its cold-load probe, per round; keypresses; and (the
+    supervisor on) its loop's start after first paint, per round."""
+
+    overs: list[float] = field(default_factory=list)
+    moves: list[float] = field(default_factory=list)
+    loop_after: list[float] = field(default_factory=list)
+
+    @property
+    def over(self) -> float:
+        return statistics.median(self.overs)
+
+
+def consoles(ctx: Context, root: Path, targets: dict[str, object]) -> dict[str, Side]:
     """Per side ("on": the embedded supervisor, the default; "off": `--no-supervisor`, the baseline measured in
-    the same run on the same tree): (median of first paint minus a cold load, keypresses). Each round is a cold
-    load probe and then each side's console, so a machine busy for a while slows every side of a round."""
+    the same run on the same tree). Each console is paired with a cold-load probe run right before it, both on a
+    warmed page cache, as the `--no-supervisor` first-paint row pairs them, and the sides take turns going first:
+    a machine busy for a while slows both halves of a pair, and neither side is always the one right after the
+    other. (A round of one probe and then both consoles, `on` always first, put a side's place in the round into
+    its figure: on a loaded machine two consoles started one after the other loaded L in 7 to 18 s.)"""
     goals = list(targets["goals"])  # type: ignore[call-overload]
     number = goals.index(next(g for g in goals if g["kind"] == "review"))
-    overs: dict[str, list[float]] = {"on": [], "off": []}
-    moves: dict[str, list[float]] = {"on": [], "off": []}
-    for _ in range(PAINT_PAIRS if ctx.enforce else 1):
-        ctx.warm_page_cache_at(root)
-        cold = float(ctx.probe("cold-load", root)["since_spawn_seconds"])
-        for side in ("on", "off"):
-            paint, keys = console_session(ctx, root, side == "on", number)
-            overs[side].append(paint - cold)
-            moves[side] += keys
-    return {side: (statistics.median(overs[side]), Samples(tuple(moves[side]))) for side in overs}
+    rounds = PAINT_ROUNDS if ctx.enforce else 1
+    moves_each = max(2, ctx.repeats // 3)
+    sides = {side: Side() for side in SIDES}
+    for index in range(rounds):
+        for side in SIDES if index % 2 == 0 else SIDES[::-1]:
+            ctx.warm_page_cache_at(root)
+            cold = float(ctx.probe("cold-load", root)["since_spawn_seconds"])
+            paint, keys, loop_after = console_session(ctx, root, side == "on", number, moves_each)
+            sides[side].overs.append(paint - cold)
+            sides[side].moves += keys
+            if loop_after is not None:
+                sides[side].loop_after.append(loop_after)
+            ctx.log(f"console, supervisor {side}: first paint {paint:.2f} s, cold load {cold:.2f} s")
+    return sides
 
 
 def remove_later(directory: Path) -> None:
@@ -198,8 +236,9 @@ def measure(ctx: Context) -> list[Figure]:
     finally:
         remove_later(scratch)
     wake = Samples(tuple(latencies))
-    (over_on, keys_on), (over_off, keys_off) = sides["on"], sides["off"]
-    rounds = PAINT_PAIRS if ctx.enforce else 1
+    on, off = sides["on"], sides["off"]
+    keys_on, keys_off = Samples(tuple(on.moves)), Samples(tuple(off.moves))
+    rounds = len(on.overs)
     large = ctx.large
     return [
         Figure(
@@ -226,14 +265,17 @@ def measure(ctx: Context) -> list[Figure]:
         ),
         Figure(
             f"console first paint, embedded supervisor on ({large})",
-            f"cold load {console.sign(over_on)}",
-            f"cold load {console.sign(over_off)}",
+            f"cold load {console.sign(on.over)}",
+            f"cold load {console.sign(off.over)}",
             None,
             "<= cold load + 0.5 s",
-            ctx.judge(over_on <= console.FIRST_PAINT_SLACK_S),
+            ctx.judge(on.over <= console.FIRST_PAINT_SLACK_S),
             note="`harn tui` (its supervisor on) on the scratch tree once serve left it idle, from its spawn to "
-            "goals and graph shown, minus a cold load probe's time; baseline: `--no-supervisor` in the same "
-            f"rounds; median of {rounds} rounds",
+            "goals and graph shown, minus a cold load probe's time run right before it; baseline: "
+            f"`--no-supervisor` in the same rounds; median of {rounds} pair{'s' if rounds != 1 else ''} a side, "
+            f"the sides taking turns to go first (on {spread(on.overs)}, off {spread(off.overs)}); the embedded "
+            "loop started "
+            f"{spread(on.loop_after)} after the first paint",
         ),
         Figure(
             f"keypress -> re-render, embedded supervisor on ({large})",
@@ -246,3 +288,10 @@ def measure(ctx: Context) -> list[Figure]:
             "baseline: the same with `--no-supervisor`",
         ),
     ]
+
+
+def spread(seconds: list[float]) -> str:
+    """`min..max` of signed durations, in ms."""
+    if not seconds:
+        return "-"
+    return f"{round(min(seconds) * 1000):+d}..{round(max(seconds) * 1000):+d} ms"

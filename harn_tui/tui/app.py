@@ -128,7 +128,8 @@ class HarnConsole(App[None]):
         self.root_label = root_label or str(layout.root)
         self.supervisor_wanted = supervisor
         self.executor = executor  # where the embedded supervisor's and the tick key's attempts run
-        self.supervisor_status = "off"
+        # wanted: "starting" from the first frame on, though the loop starts only after it (see on_mount)
+        self.supervisor_status = "starting" if supervisor else "off"
         self.notices: list[Notice] = []
         self.others: tuple[Presence, ...] = ()
         self.services: tuple[ServiceStatus, ...] = ()

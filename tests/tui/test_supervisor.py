@@ -10,6 +10,7 @@ import pytest
 
 from harn_tui.core.creation import create_work
 from harn_tui.core.layout import Layout
+from harn_tui.tui.widgets.header import HeaderBar, HeaderState
 from tests.tui import builders as b
 from tests.tui.conftest import Factory, wait_until
 from tests.tui.test_pairing import header_text
@@ -18,8 +19,16 @@ pytestmark = pytest.mark.anyio
 
 
 async def test_embedded_supervisor_runs_ready_work_and_can_be_switched_off(
-    layout: Layout, examples: Path, console: Factory
+    layout: Layout, examples: Path, console: Factory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    shown: list[str] = []  # the supervisor status of every header the console rendered, in order
+    show = HeaderBar.show
+
+    def recording(header: HeaderBar, state: HeaderState) -> None:
+        shown.append(state.supervisor)
+        show(header, state)
+
+    monkeypatch.setattr(HeaderBar, "show", recording)
     create_work(
         layout,
         title="Build it",
@@ -45,6 +54,8 @@ async def test_embedded_supervisor_runs_ready_work_and_can_be_switched_off(
         await wait_until(pilot, in_review, timeout=20)
         assert app.supervisor_running and app.supervisor_status == "on"
         assert "supervisor on" in header_text(app)
+        # the loop starts after the first frame, which already says it is coming, never "off"
+        assert shown[0] == "starting" and "off" not in shown, shown
         attempt = app.model.goals["goal-embedded"].work_item("build").latest_attempt  # type: ignore[union-attr]
         assert attempt is not None and attempt.started_by == "supervisor" and attempt.status == "passed"
         await wait_until(
