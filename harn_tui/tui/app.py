@@ -63,6 +63,7 @@ EXIT_SIGNALS = (signal.SIGHUP, signal.SIGTERM)
 SIGNAL_EXIT_WAIT_S = 5.0
 SUPERVISOR_WAKE_S = 5.0
 SUPERVISOR_STOP_WAIT_S = 3.0
+STARTING_AFTER_READ = "starting once the tree is read"
 MAX_NOTICES = 200
 _VERBS = {
     "plan.applied": "applied plan",
@@ -158,6 +159,8 @@ class HarnConsole(App[None]):
         if self.model is None:
             self.model = ConsoleModel.load(self.layout)
         self.decisions = console_decisions(self.model) if self.model.complete else []
+        if self.supervisor_wanted and not self.model.complete:
+            self.supervisor_status = STARTING_AFTER_READ  # what the first frame's header says the loop waits for
         self.push_screen(MainScreen(self.model))
         if not self.model.complete:
             self.call_after_refresh(self._start_reading_whole)
@@ -470,7 +473,7 @@ class HarnConsole(App[None]):
             return
         if self.model is not None and not self.model.complete:  # it starts from the console's whole model
             self._supervisor_after_read = True
-            self.supervisor_status = "starting once the tree is read"
+            self.supervisor_status = STARTING_AFTER_READ
             self.refresh_header_if_ready()
             return
         stop = threading.Event()
