@@ -1,7 +1,8 @@
 """Console figures from one real `harn tui --no-supervisor` on a 120x40 pseudo-terminal over the L tree.
 
-First paint (panels filled), peak memory, keypress -> re-render, another process's append -> screen updated
-(the real watcher), and the bytes one live state change writes to the terminal.
+First paint (panels filled) cold and warm (from the goal list an earlier console kept), peak memory, keypress ->
+re-render, another process's append -> screen updated (the real watcher), and the bytes one live state change
+writes to the terminal.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from benchmarks.table import Figure, ms
 COLUMNS, ROWS = 120, 40
 FIRST_PAINT_SLACK_S = 0.5
 PAINT_ROUNDS = 9
+WARM_ROUNDS = 8  # half with the embedded supervisor on (the default), half with it off
+WARM_S, WARM_CHANGED_S = 1.0, 1.5
 KEYPRESS_S = 0.020
 WATCH_MEDIAN_S, WATCH_P95_S = 0.100, 0.250
 MEMORY_MB = 500
@@ -29,10 +32,15 @@ BURST_QUIET_S = 0.1
 KEYS = {"down": b"\x1b[B", "graph": b"2", "plans": b"4"}
 
 
-def spawn(ctx: Context, root: Path) -> PtySession:
+def spawn(ctx: Context, root: Path, *, kept: bool = False, supervisor: bool = False) -> PtySession:
+    """`harn tui` on a pty. Without `kept` the view cache is off (HARN_NO_VIEW_CACHE): the console reads the whole
+    tree before its first frame, every time, and keeps no goal list; with it, it starts from the kept list."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("HARN_")}
     env.update(TERM="xterm-256color", HARN_ACTOR="bench", COLUMNS=str(COLUMNS), LINES=str(ROWS))
-    return PtySession([*ctx.harn_argv(), "--root", str(root), "tui", "--no-supervisor"], COLUMNS, ROWS, env)
+    if not kept:
+        env["HARN_NO_VIEW_CACHE"] = "1"
+    flags = [] if supervisor else ["--no-supervisor"]
+    return PtySession([*ctx.harn_argv(), "--root", str(root), "tui", *flags], COLUMNS, ROWS, env)
 
 
 def burst_after(session: PtySession, mark: int, started: float, timeout: float = 5.0) -> tuple[float, float, int]:
@@ -178,6 +186,48 @@ def first_paint(session: PtySession, number: int, frontier_title: str) -> float:
     return painted - session.started
 
 
+READING = "as last seen (~)"  # the goal list's subtitle while it shows kept rows
+
+
+def keep_goal_list(ctx: Context, root: Path, number: int, frontier_title: str) -> None:
+    """One console with the cache on that reads the whole tree (nothing kept yet) and closes: the goal list it
+    keeps as it closes is what the warm starts start from (as after an operator's earlier console)."""
+    kept = root / ".harnery" / "cache" / f"views-u{os.getuid()}" / "console-goals.json"
+    kept.unlink(missing_ok=True)
+    session = spawn(ctx, root, kept=True)
+    try:
+        first_paint(session, number, frontier_title)
+        settle(session)
+    finally:
+        session.close()
+    if not kept.is_file():
+        raise AssertionError(f"the console kept no goal list at {kept}")
+
+
+def warm_paints(ctx: Context, root: Path, number: int, frontier_title: str, changed: Path | None) -> list[float]:
+    """First paint of consoles that start from the kept goal list, on both supervisor modes; with `changed`, a
+    reopen is appended to that log before each start (the selected goal changed since the list was kept)."""
+    paints: list[float] = []
+    for round_number in range(WARM_ROUNDS if ctx.enforce else 2):
+        original = changed.stat().st_size if changed is not None else 0
+        if changed is not None:
+            with open(changed, "ab") as handle:
+                handle.write(reopen_line(sum(1 for _ in changed.open("rb")) + 1))
+        try:
+            ctx.warm_page_cache(ctx.large)
+            session = spawn(ctx, root, kept=True, supervisor=round_number % 2 == 0)
+            try:
+                paints.append(first_paint(session, number, frontier_title))
+                if ctx.enforce and READING not in session.text():  # a small tree is read whole at once
+                    raise AssertionError("the console did not start from the kept goal list")
+            finally:
+                session.close()
+        finally:
+            if changed is not None:
+                os.truncate(changed, original)
+    return paints
+
+
 def measure(ctx: Context) -> list[Figure]:
     generated = ctx.tree(ctx.large)
     goal = generated.goals_of_kind("review")[0]
@@ -217,6 +267,10 @@ def measure(ctx: Context) -> list[Figure]:
         peak_mb = session.peak_rss_kb() / 1024
     finally:
         session.close()
+    keep_goal_list(ctx, generated.root, number, frontier_title)
+    warm = Samples(tuple(warm_paints(ctx, generated.root, number, frontier_title, None)))
+    frontier_log = generated.base / "work" / goal["frontier_work_id"] / "events.jsonl"
+    changed = Samples(tuple(warm_paints(ctx, generated.root, number, frontier_title, frontier_log)))
     over = statistics.median(paint - cold for paint, cold in zip(paints, colds, strict=True))
     paint, cold = statistics.median(paints), statistics.median(colds)
     keys = Samples(tuple(moves))
@@ -236,6 +290,26 @@ def measure(ctx: Context) -> list[Figure]:
             f"shown, against a fresh process's cold load + project, also from its spawn (interpreter start and "
             f"core imports in both); {PAINT_ROUNDS} pairs, each a probe then a console start on a warmed page "
             "cache; judged on the median of the pairs' differences",
+        ),
+        Figure(
+            f"console warm start, first paint, tree unchanged ({large})",
+            f"{ms(warm.median)} (max {ms(max(warm.values))})",
+            "-",
+            None,
+            f"median <= {WARM_S:g} s",
+            ctx.judge(warm.median <= WARM_S),
+            note=f"{len(warm.values)} starts from the goal list an earlier console kept (half with the embedded "
+            "supervisor on), spawn to goals and the selected goal's graph shown; the rest of the tree is read "
+            "behind the first frame",
+        ),
+        Figure(
+            f"console warm start, first paint, the selected goal changed ({large})",
+            f"{ms(changed.median)} (max {ms(max(changed.values))})",
+            "-",
+            None,
+            f"median <= {WARM_CHANGED_S:g} s",
+            ctx.judge(changed.median <= WARM_CHANGED_S),
+            note="the same, with an event appended to the selected goal's frontier item after the list was kept",
         ),
         Figure(
             f"keypress -> re-render, graph and plan lists ({large})",

@@ -118,6 +118,7 @@ def wake_latencies(
 def spawn_console(ctx: Context, root: Path, supervisor: bool) -> PtySession:
     env = {k: v for k, v in os.environ.items() if not k.startswith("HARN_")}
     env.update(TERM="xterm-256color", HARN_ACTOR="bench", COLUMNS=str(console.COLUMNS), LINES=str(console.ROWS))
+    env["HARN_NO_VIEW_CACHE"] = "1"  # each start reads the whole tree (warm starts are the console group's rows)
     flags = [] if supervisor else ["--no-supervisor"]
     return PtySession([*ctx.harn_argv(), "--root", str(root), "tui", *flags], console.COLUMNS, console.ROWS, env)
 
