@@ -11,7 +11,9 @@ from harn_tui.cli.commands import COMMAND_METAVAR, COMMON_OPTIONS, DESCRIPTION, 
 
 TYPE_CHECKING = False  # see harn_tui.cli: no `typing` at start-up
 if TYPE_CHECKING:
-    from typing import Any, NoReturn
+    from typing import Any, NoReturn, TypeAlias
+
+    VerbTable: TypeAlias = tuple[tuple[str, str, "Callable[[Parser], None] | VerbTable"], ...]
 
 
 class ParserUsageError(Exception):
@@ -104,35 +106,57 @@ def _leaf(group: argparse._SubParsersAction[Parser], name: str, help_text: str) 
 
 
 def build_parser(named: Collection[str] | None = None) -> Parser:
-    """The whole parser, or (with `named`, the words of a command line) one whose command groups other than those
-    named are built as their one line of help only: `harn --help` and every verb's parse skip defining the
-    options of verbs they do not run. A group is only ever chosen by naming it, so the result parses `named`
-    exactly as the whole parser does."""
+    """The whole parser, or (with `named`, the words of a command line) one whose command groups and verbs other
+    than those named are built as their one line of help only: `harn --help` and every verb's parse skip defining
+    the options of commands they do not run. A group or verb is only ever chosen by naming it, so the result
+    parses `named` exactly as the whole parser does."""
     parser = Parser(prog=PROG, description=DESCRIPTION)
     parser.add_argument("--version", action="version", version=version_text().rstrip("\n"))
     _common(parser, top=True)
     groups = parser.add_subparsers(dest="group", metavar=COMMAND_METAVAR, required=True, parser_class=Parser)
-    unnamed: Parser | None = None
     for name, help_text in GROUPS:
-        define = DEFINITIONS[name]
-        if named is None or name in named:
-            description = None if define in VERB_GROUPS else help_text  # a group of verbs lists them instead
-            group: Parser = groups.add_parser(name, help=help_text, description=description)
+        if named is not None and name not in named:
+            _unnamed(groups, name, help_text)
+        elif name in VERBS:  # a group of verbs lists them instead of a description
+            group: Parser = groups.add_parser(name, help=help_text)
             _common(group, top=False)
-            define(group)
-        else:  # a line of help and a choice (an ArgumentParser each would be most of `harn --help`'s work)
-            groups._choices_actions.append(groups._ChoicesPseudoAction(name, (), help_text))
-            unnamed = unnamed or _UnnamedGroup(prog="harn", add_help=False)
-            groups._name_parser_map[name] = unnamed
+            _verbs(group, "verb", VERBS[name], named)
+        else:
+            group = groups.add_parser(name, help=help_text, description=help_text)
+            _common(group, top=False)
+            DEFINITIONS[name](group)
     return parser
 
 
+def _verbs(group: Parser, dest: str, verbs: VerbTable, named: Collection[str] | None) -> None:
+    choices = group.add_subparsers(dest=dest, metavar="VERB", required=True, parser_class=Parser)
+    for name, help_text, define in verbs:
+        if named is not None and name not in named:
+            _unnamed(choices, name, help_text)
+        elif isinstance(define, tuple):  # verbs of their own (`supervisor plan`)
+            nested: Parser = choices.add_parser(name, help=help_text)
+            _common(nested, top=False)
+            _verbs(nested, f"{name}_verb", define, named)
+        else:
+            define(_leaf(choices, name, help_text))
+
+
+def _unnamed(choices: argparse._SubParsersAction[Parser], name: str, help_text: str) -> None:
+    """A command the line does not name: its line of help and a choice (building an ArgumentParser for each is
+    most of what parsing a command line costs)."""
+    choices._choices_actions.append(choices._ChoicesPseudoAction(name, (), help_text))
+    choices._name_parser_map[name] = _UNNAMED
+
+
 class _UnnamedGroup(Parser):
-    """What stands for the groups a command line does not name: never chosen (choosing one names it), but if one
-    were, a parser that refuses rather than one that parses wrongly."""
+    """What stands for the commands a command line does not name: never chosen (choosing one names it), but if
+    one were, a parser that refuses rather than one that parses wrongly."""
 
     def parse_known_args(self, *args: Any, **kwargs: Any) -> Any:
         raise ParserUsageError("this command was not parsed; try 'harn --help'")
+
+
+_UNNAMED = _UnnamedGroup(prog="harn", add_help=False)
 
 
 def _help(leaf: Parser) -> None:
@@ -179,10 +203,7 @@ def _demo(demo: Parser) -> None:
     )
 
 
-def _template(template: Parser) -> None:
-    verbs = template.add_subparsers(dest="verb", metavar="VERB", required=True, parser_class=Parser)
-    _leaf(verbs, "list", "what `template new` can write")
-    new = _leaf(verbs, "new", "write a template script (no tree needed); an existing FILE is refused")
+def _template_new(new: Parser) -> None:
     new.add_argument("kind", choices=["agent"])
     new.add_argument("file")
     new.add_argument("--worker", required=True, help="the team member who does the work")
@@ -212,9 +233,7 @@ def _template(template: Parser) -> None:
     new.add_argument("--max-diff-kb", type=count, default=256, help="the most of the diff the judge reads (KiB)")
 
 
-def _supervisor(sup: Parser) -> None:
-    verbs = sup.add_subparsers(dest="verb", metavar="VERB", required=True, parser_class=Parser)
-    create = _leaf(verbs, "create", "freeze a new goal from team, mission and replanning files")
+def _supervisor_create(create: Parser) -> None:
     create.add_argument("--team", required=True, metavar="FILE", help="the team file: planner, reviewers, workers")
     create.add_argument("--mission", metavar="FILE", help="a mission file (objective, acceptance, max_milestones)")
     create.add_argument("--root-work", metavar="ID", help="an existing work item the goal drives (or --mission)")
@@ -228,50 +247,46 @@ def _supervisor(sup: Parser) -> None:
         "--accept-passing-proof", action="store_true", help="accept passing work with no open finding without a human"
     )
     create.add_argument("--retry-blocked", action="store_true", help="retry blocked work without a human")
-    _leaf(verbs, "list", "every goal with its state")
-    _leaf(verbs, "status", "the serve loops keeping this tree: live and stale, backoff, last error")
-    for name, help_text in (
-        ("show", "one goal's projection"),
-        ("history", "every event of a goal, in order"),
-        ("tick", "one supervisor cycle for a goal"),
-        ("run", "tick a goal until it needs a human, finishes or stops changing"),
-    ):
-        leaf = _leaf(verbs, name, help_text)
-        leaf.add_argument("goal")
-        if name in ("tick", "run"):
-            executor_options(leaf)
-        if name == "show":
-            leaf.add_argument(
-                "--at",
-                metavar="WHEN",
-                help="the goal as it stood at WHEN: an ISO 8601 timestamp with an offset, or event:K",
-            )
-    serve = _leaf(verbs, "serve", "run the loop for every enrolled goal, waking on tree changes")
+
+
+def _goal(leaf: Parser) -> None:
+    leaf.add_argument("goal")
+
+
+def _goal_show(leaf: Parser) -> None:
+    leaf.add_argument("goal")
+    leaf.add_argument(
+        "--at",
+        metavar="WHEN",
+        help="the goal as it stood at WHEN: an ISO 8601 timestamp with an offset, or event:K",
+    )
+
+
+def _goal_ticks(leaf: Parser) -> None:
+    leaf.add_argument("goal")
+    executor_options(leaf)
+
+
+def _serve(serve: Parser) -> None:
     serve.add_argument("goals", nargs="*")
     serve.add_argument("--wake-interval", type=wake_seconds, default=5.0)
     executor_options(serve)
-    plan: Parser = verbs.add_parser("plan", help="a goal's plans")
-    _common(plan, top=False)
-    plan_verbs = plan.add_subparsers(dest="plan_verb", metavar="VERB", required=True, parser_class=Parser)
-    _leaf(plan_verbs, "list", "every plan of a goal").add_argument("goal")
-    for name, help_text, reason_required in (
-        ("show", "one plan with its request, input, proposal, review and events", None),
-        ("diff", "what a plan replaces, keeps and adds", None),
-        ("approve", "apply (or complete) the latest proposed plan", False),
-        ("reject", "reject a proposed plan; the reason reaches the next planner", True),
-        ("retry", "ask the planner again for the latest attention plan, with guidance", True),
-        ("reopen", "reopen a completed mission (its latest plan): the next milestone is planned", True),
-    ):
-        leaf = _leaf(plan_verbs, name, help_text)
-        leaf.add_argument("goal")
-        leaf.add_argument("plan")
-        if reason_required is not None:
-            leaf.add_argument("--reason", required=reason_required)
 
 
-def _work(work: Parser) -> None:
-    verbs = work.add_subparsers(dest="verb", metavar="VERB", required=True, parser_class=Parser)
-    create = _leaf(verbs, "create", "create a standalone work item")
+def _plan(leaf: Parser) -> None:
+    leaf.add_argument("goal")
+    leaf.add_argument("plan")
+
+
+def _plan_reason(required: bool) -> Callable[[Parser], None]:
+    def define(leaf: Parser) -> None:
+        _plan(leaf)
+        leaf.add_argument("--reason", required=required)
+
+    return define
+
+
+def _work_create(create: Parser) -> None:
     create.add_argument("title", help="a short title (at most 200 characters)")
     create.add_argument("template", help="the executable template file that runs each attempt")
     create.add_argument("--objective", required=True, help="what the work must achieve")
@@ -293,40 +308,37 @@ def _work(work: Parser) -> None:
         "--max-attempts", type=count, default=3, metavar="N", help="attempts before the item blocks (default 3)"
     )
     create.add_argument("--id", help="the work item's id (default: a new generated id)")
-    _leaf(verbs, "list", "every work item")
-    for name, help_text in (
-        ("show", "one work item with its intent, events and attempts"),
-        ("run", "run one attempt of a ready item"),
-        ("retry", "retry a blocked item"),
-    ):
-        leaf = _leaf(verbs, name, help_text)
-        leaf.add_argument("id")
-        if name != "show":
-            executor_options(leaf)
-    diff = _leaf(verbs, "diff", "the diff an attempt committed in its git workspace")
+
+
+def _id(leaf: Parser) -> None:
+    leaf.add_argument("id")
+
+
+def _id_executor(leaf: Parser) -> None:
+    leaf.add_argument("id")
+    executor_options(leaf)
+
+
+def _work_diff(diff: Parser) -> None:
     diff.add_argument("id")
     diff.add_argument("--run", help="the attempt's run id (default: the latest attempt with a git workspace)")
-    accept = _leaf(verbs, "accept", "accept reviewed work, disposing of every open finding")
+
+
+def _work_accept(accept: Parser) -> None:
     accept.add_argument("id")
     accept.add_argument("--dispose", action="append", default=[], metavar="ID=fixed|ID=deferred:REASON")
     accept.add_argument("--reason")
-    reopen = _leaf(verbs, "reopen", "send work back with findings for the next attempt")
+
+
+def _work_reopen(reopen: Parser) -> None:
     reopen.add_argument("id")
     reopen.add_argument("--finding", action="append", default=[])
     reopen.add_argument("--reason")
-    cancel = _leaf(verbs, "cancel", "cancel a work item")
-    cancel.add_argument("id")
-    cancel.add_argument("--reason")
 
 
-def _approval(approval: Parser) -> None:
-    verbs = approval.add_subparsers(dest="verb", metavar="VERB", required=True, parser_class=Parser)
-    _leaf(verbs, "list", "every approval")
-    _leaf(verbs, "show", "one approval").add_argument("id")
-    for name in ("approve", "deny"):
-        leaf = _leaf(verbs, name, f"{name} a pending approval")
-        leaf.add_argument("id")
-        leaf.add_argument("--reason")
+def _id_reason(leaf: Parser) -> None:
+    leaf.add_argument("id")
+    leaf.add_argument("--reason")
 
 
 def _web(web: Parser) -> None:
@@ -348,10 +360,54 @@ DEFINITIONS: dict[str, Callable[[Parser], None]] = {
     "tui": _tui,
     "examples": _examples,
     "demo": _demo,
-    "supervisor": _supervisor,
-    "work": _work,
-    "approval": _approval,
-    "template": _template,
     "web": _web,
 }
-VERB_GROUPS = (_supervisor, _work, _approval, _template)
+
+# The groups of verbs: each verb's name, line of help, and what defines its arguments (or its own verbs).
+PLAN_VERBS: VerbTable = (
+    ("list", "every plan of a goal", _goal),
+    ("show", "one plan with its request, input, proposal, review and events", _plan),
+    ("diff", "what a plan replaces, keeps and adds", _plan),
+    ("approve", "apply (or complete) the latest proposed plan", _plan_reason(required=False)),
+    ("reject", "reject a proposed plan; the reason reaches the next planner", _plan_reason(required=True)),
+    ("retry", "ask the planner again for the latest attention plan, with guidance", _plan_reason(required=True)),
+    (
+        "reopen",
+        "reopen a completed mission (its latest plan): the next milestone is planned",
+        _plan_reason(required=True),
+    ),
+)
+VERBS: dict[str, VerbTable] = {
+    "supervisor": (
+        ("create", "freeze a new goal from team, mission and replanning files", _supervisor_create),
+        ("list", "every goal with its state", _no_arguments),
+        ("status", "the serve loops keeping this tree: live and stale, backoff, last error", _no_arguments),
+        ("show", "one goal's projection", _goal_show),
+        ("history", "every event of a goal, in order", _goal),
+        ("tick", "one supervisor cycle for a goal", _goal_ticks),
+        ("run", "tick a goal until it needs a human, finishes or stops changing", _goal_ticks),
+        ("serve", "run the loop for every enrolled goal, waking on tree changes", _serve),
+        ("plan", "a goal's plans", PLAN_VERBS),
+    ),
+    "work": (
+        ("create", "create a standalone work item", _work_create),
+        ("list", "every work item", _no_arguments),
+        ("show", "one work item with its intent, events and attempts", _id),
+        ("run", "run one attempt of a ready item", _id_executor),
+        ("retry", "retry a blocked item", _id_executor),
+        ("diff", "the diff an attempt committed in its git workspace", _work_diff),
+        ("accept", "accept reviewed work, disposing of every open finding", _work_accept),
+        ("reopen", "send work back with findings for the next attempt", _work_reopen),
+        ("cancel", "cancel a work item", _id_reason),
+    ),
+    "approval": (
+        ("list", "every approval", _no_arguments),
+        ("show", "one approval", _id),
+        ("approve", "approve a pending approval", _id_reason),
+        ("deny", "deny a pending approval", _id_reason),
+    ),
+    "template": (
+        ("list", "what `template new` can write", _no_arguments),
+        ("new", "write a template script (no tree needed); an existing FILE is refused", _template_new),
+    ),
+}
