@@ -114,34 +114,39 @@ class WorkFold:
 def fold_work(
     events: list[WorkEvent], runs: Mapping[str, RunFiles], approvals: Mapping[str, ApprovalFiles]
 ) -> WorkFold:
-    attempts: list[dict[str, Any]] = []
-    by_run: dict[str, dict[str, Any]] = {}
+    # each attempt as a list, in `_attempt_view`'s order: run, number, trigger, status, class, reason, started at,
+    # finished at, started by, approval (a fold of every item of a large tree makes a hundred thousand of them)
+    attempts: list[list[Any]] = []
+    by_run: dict[str, list[Any]] = {}
     terminal: str | None = None
     findings: tuple[Finding, ...] = ()
     reopen_at = 0
     for event in events:
         if event.event == "attempt.started":
-            attempt = {
-                "run_id": event.run_id,
-                "number": event.attempt,
-                "trigger": event.trigger,
-                "status": "running",
-                "class_": None,
-                "reason": None,
-                "started_at": event.ts,
-                "finished_at": None,
-                "started_by": event.actor,
-                "approval_id": None,
-            }
+            attempt = [
+                event.run_id,
+                event.attempt,
+                event.trigger,
+                "running",
+                None,
+                None,
+                event.ts,
+                None,
+                event.actor,
+                None,
+            ]
             attempts.append(attempt)
             by_run[event.run_id] = attempt
-        elif event.event == "attempt.finished" and event.run_id in by_run:
-            target = by_run[event.run_id]
-            target.update(status=event.status, class_=event.class_, reason=event.reason, finished_at=event.ts)
-            if event.approval_id:
-                target["approval_id"] = event.approval_id
-        elif event.event == "attempt.resumed" and event.run_id in by_run:
-            by_run[event.run_id].update(status="running", finished_at=None)
+        elif event.event == "attempt.finished":
+            target = by_run.get(event.run_id)
+            if target is not None:
+                target[3], target[4], target[5], target[7] = event.status, event.class_, event.reason, event.ts
+                if event.approval_id:
+                    target[9] = event.approval_id
+        elif event.event == "attempt.resumed":
+            target = by_run.get(event.run_id)
+            if target is not None:
+                target[3], target[7] = "running", None
         elif event.event == "work.accepted":
             terminal, findings = "accepted", ()
         elif event.event == "work.cancelled":
@@ -151,7 +156,8 @@ def fold_work(
             reopen_at = len(attempts)
             if event.findings:
                 findings = tuple(event.findings)
-    views = tuple(_attempt_view(a, runs.get(a["run_id"])) for a in attempts)
+    get = runs.get
+    views = tuple([_attempt_view(attempt, get(attempt[0])) for attempt in attempts])
     return WorkFold(
         attempts=views,
         terminal=terminal,
@@ -162,27 +168,44 @@ def fold_work(
     )
 
 
-def _attempt_view(attempt: dict[str, Any], run: RunFiles | None) -> AttemptView:
-    status, class_, reason = attempt["status"], attempt["class_"], attempt["reason"]
-    if status == "running" and not (run is not None and run.live):
-        if run is not None and run.unrecorded is not None:  # what the next writer records (finish_note)
+def _attempt_view(attempt: list[Any], run: RunFiles | None) -> AttemptView:
+    run_id, number, trigger, status, class_, reason, started_at, finished_at, started_by, approval_id = attempt
+    if run is None:
+        if status == "running":
+            status, reason = "lost", "lost"
+        return AttemptView(
+            run_id,
+            number,
+            trigger,
+            status,
+            class_,
+            reason,
+            None,
+            started_at,
+            finished_at,
+            started_by,
+            approval_id,
+            None,
+        )
+    if status == "running" and not run.live:
+        if run.unrecorded is not None:  # what the next writer records (finish_note)
             status, class_, reason = "failed", "environment", run.unrecorded
         else:
             status, reason = "lost", "lost"
-    proof = run.proof if run is not None else None
+    proof = run.proof
     return AttemptView(
-        run_id=attempt["run_id"],
-        number=attempt["number"],
-        trigger=attempt["trigger"],
-        status=status,
-        class_=class_,
-        reason=reason,
-        summary=proof.summary if proof is not None else None,
-        started_at=attempt["started_at"],
-        finished_at=attempt["finished_at"],
-        started_by=attempt["started_by"],
-        approval_id=attempt["approval_id"],
-        proof_sha256=run.proof_sha256 if run is not None else None,
+        run_id,
+        number,
+        trigger,
+        status,
+        class_,
+        reason,
+        proof.summary if proof is not None else None,
+        started_at,
+        finished_at,
+        started_by,
+        approval_id,
+        run.proof_sha256,
     )
 
 
