@@ -93,6 +93,8 @@ class Tree:
         self._logs: dict[str, tuple[JsonlTail[Any], str | None]] = {}
         # work id -> what its log says about its runs, kept until the log changes
         self._runs_told: dict[str, RunsOfWork] = {}
+        # proofs held as their bytes until asked for (`RunFiles.keep_proof_bytes`): a whole-tree load's
+        self._proofs_as_bytes = False
 
     # ----- whole-tree and goal-scoped loading
 
@@ -100,6 +102,7 @@ class Tree:
     def load(cls, layout: Layout) -> Tree:
         """Load every goal, work item, run proof and approval."""
         tree = cls(layout)
+        tree._proofs_as_bytes = True
         tree._plain = {top: _plain_dirs(layout.base / top) for top in ("supervisors", "work", "runs", "approvals")}
         with bulk_allocation(freeze=True), not_kept():
             for goal_id in _ids_in(layout.supervisors):
@@ -315,7 +318,7 @@ class Tree:
     def load_run(self, run_id: str, probe_live: bool = True) -> RunFiles:
         run = self.runs.get(run_id) or RunFiles(check_id(run_id, "run id"), self._runs_dir)
         self.runs[run_id] = run
-        if run.proof is None:
+        if not run.has_proof:
             path = proof_path(self._runs_dir, run_id)
             try:
                 self._note(path)
@@ -323,7 +326,11 @@ class Tree:
                 if linked:
                     raise CorruptJournal(linked)
                 body = read_bytes(path)
-                run.proof = parse_record(path, body, Proof)
+                proof = parse_record(path, body, Proof)
+                if self._proofs_as_bytes:
+                    run.keep_proof_bytes(proof, body)
+                else:
+                    run.proof = proof
                 run.proof_sha256 = hashlib.sha256(body).hexdigest()
                 run.problem = None
             except FileNotFoundError:
@@ -481,7 +488,7 @@ class Tree:
     def _refresh_pending_records(self) -> None:
         """Proofs of runs and decisions of approvals that had not been written when last read."""
         for run in list(self.runs.values()):
-            if run.proof is None and run.problem is None and file_identity(proof_path(self._runs_dir, run.id)):
+            if not run.has_proof and run.problem is None and file_identity(proof_path(self._runs_dir, run.id)):
                 self.load_run(run.id)
         for approval in list(self.approvals.values()):
             if approval.decision is None and file_identity(approval.directory / APPROVAL_DECISION_RECORD):

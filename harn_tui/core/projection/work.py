@@ -192,7 +192,6 @@ def _attempt_view(attempt: list[Any], run: RunFiles | None) -> AttemptView:
             status, class_, reason = "failed", "environment", run.unrecorded
         else:
             status, reason = "lost", "lost"
-    proof = run.proof
     return AttemptView(
         run_id,
         number,
@@ -200,7 +199,7 @@ def _attempt_view(attempt: list[Any], run: RunFiles | None) -> AttemptView:
         status,
         class_,
         reason,
-        proof.summary if proof is not None else None,
+        run.proof_summary,
         started_at,
         finished_at,
         started_by,
