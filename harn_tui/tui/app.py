@@ -211,17 +211,18 @@ class HarnConsole(App[None]):
         def read() -> None:
             try:
                 model = self.read_whole()
-            except (HarnError, OSError) as error:
-                typed = harn_error_of(error)
-                self.post_message(WholeTreeRead(None, typed.message if typed is not None else str(error)))
+            except Exception as error:  # any: the console stays on the goals it read, and says why
+                typed = harn_error_of(error) if isinstance(error, (HarnError, OSError)) else None
+                detail = typed.message if typed is not None else f"{type(error).__name__}: {error}"
+                self.post_message(WholeTreeRead(None, detail))
                 return
             self.post_message(WholeTreeRead(model))
 
         threading.Thread(target=read, name="harn-read-whole-tree", daemon=True).start()
 
     def on_whole_tree_read(self, message: WholeTreeRead) -> None:
-        if message.model is None:
-            self.note("error", "reading the tree", message.error or "failed")
+        if message.model is None:  # the kept rows stay marked as last seen; the goals read are the records'
+            self.note("error", "reading the whole tree", message.error or "failed")
             return
         if self.closing:
             return

@@ -17,7 +17,7 @@ from harn_tui.tui.widgets.goals import GoalsPanel
 from harn_tui.tui.widgets.graph import GraphPanel
 from harn_tui.tui.widgets.header import HeaderBar
 from tests.tui import scenarios as s
-from tests.tui.conftest import Factory, wait_until
+from tests.tui.conftest import Factory, notices, wait_until
 from tests.tui.widgets_access import goals_select
 
 pytestmark = pytest.mark.anyio
@@ -125,3 +125,18 @@ async def test_a_console_keeps_its_goal_list_when_it_closes(everything: Layout, 
     assert kept is not None
     rows = {row.id: row for row in kept.rows}
     assert rows[s.PLAN_GOAL].state == app.model.goals[s.PLAN_GOAL].state != "awaiting_attention"  # type: ignore[union-attr]
+
+
+async def test_a_whole_read_that_fails_leaves_the_kept_rows_marked_and_says_why(
+    everything: Layout, started: ConsoleModel, console: Factory
+) -> None:
+    def read_whole() -> ConsoleModel:
+        raise MemoryError("no room for 200,000 events")
+
+    app = console(model=started, read_whole=read_whole)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: bool(app.notices))
+        assert notices(app) == ["error|reading the whole tree|MemoryError: no room for 200,000 events"]
+        assert app.model is started and not started.complete
+        assert state_cell(app, s.REVIEW_GOAL).startswith("~")  # still marked: never shown as current
+        assert not app.main.check_action("next_decision", (1,))
