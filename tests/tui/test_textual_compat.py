@@ -7,6 +7,7 @@ from pathlib import Path
 
 from textual import __version__ as textual_version
 from textual.app import App
+from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import DataTable
 
@@ -15,7 +16,12 @@ from harn_tui.tui.textual_compat import PRIVATE_ATTRIBUTES
 
 
 def test_every_private_attribute_the_console_relies_on_is_still_there() -> None:
-    instances: dict[type, object] = {DataTable: DataTable[str](), Widget: Widget(), App: App[None]()}
+    instances: dict[type, object] = {
+        DataTable: DataTable[str](),
+        Widget: Widget(),
+        App: App[None](),
+        Screen: Screen[None](),
+    }
     missing = [
         f"{cls.__name__}.{name}"
         for cls, names in PRIVATE_ATTRIBUTES.items()

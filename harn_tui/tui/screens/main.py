@@ -16,7 +16,6 @@ from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.events import DescendantBlur, DescendantFocus
 from textual.reactive import Reactive
-from textual.screen import Screen
 from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Button, ContentSwitcher, DataTable, Input, Static
@@ -33,6 +32,7 @@ from harn_tui.tui.messages import ConsoleHost
 from harn_tui.tui.screens.diff import DiffScreen
 from harn_tui.tui.screens.transitions import PANELS, TransitionActions
 from harn_tui.tui.text import literal, under_root
+from harn_tui.tui.textual_compat import OnePassScreen
 from harn_tui.tui.widgets.attention import AttentionPanel
 from harn_tui.tui.widgets.findings import FindingsPanel
 from harn_tui.tui.widgets.footer import KeysFooter
@@ -74,7 +74,7 @@ def decision_work(goal: GoalView | None) -> str | None:
     return None
 
 
-class MainScreen(TransitionActions, Screen[None]):
+class MainScreen(TransitionActions, OnePassScreen):
     AUTO_FOCUS = "#goals"  # not the goal filter above it, which takes the focus only when `/` opens it
     # A focus change restyles the widgets it concerns (their `:focus` rules and focus watchers repaint them).
     # Textual's default also repaints the whole screen: every focus key wrote the screen twice, and the widgets
