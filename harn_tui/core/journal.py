@@ -157,6 +157,31 @@ def share_fields_sets(record: BaseModel) -> None:
                     share_fields_sets(item)
 
 
+_PARTS: dict[tuple[object, ...], BaseModel] = {}
+PARTS_KEPT = 10_000
+
+
+def share_parts(record: BaseModel, names: tuple[str, ...]) -> None:
+    """Let the small nested records `names` of `record` be one object with every equal one read before.
+
+    A work intent's template and source are three-quarters of its objects and repeat across items (one
+    template for many items, one source for every item a plan made): 20,000 intents of the L tree hold a few
+    hundred distinct ones. The parts are frozen and compared by value, so an equal part is the part. Only parts
+    whose fields are all hashable are named here; at most `PARTS_KEPT` distinct parts are kept.
+    """
+    values = record.__dict__
+    for name in names:
+        part = values.get(name)
+        if isinstance(part, BaseModel):
+            key = (type(part), *part.__dict__.values())
+            shared = _PARTS.get(key)
+            if shared is None:
+                if len(_PARTS) < PARTS_KEPT:
+                    _PARTS[key] = part
+            elif shared is not part:
+                values[name] = shared
+
+
 def _sharing(cls: type[BaseModel]) -> tuple[set[str], tuple[str, ...]]:
     """The one fields set a model class's instances share, and its fields that may hold models."""
     nested = tuple(name for name, info in cls.model_fields.items() if _mentions_model(info.annotation))

@@ -31,7 +31,7 @@ from harn_tui.core.addresses import (
 from harn_tui.core.errors import CorruptJournal
 from harn_tui.core.fsio import is_temp_name
 from harn_tui.core.ids import check_id, is_valid_id
-from harn_tui.core.journal import FileIdentity, JsonlTail, not_kept, parse_record, read_bytes
+from harn_tui.core.journal import FileIdentity, JsonlTail, not_kept, parse_record, read_bytes, share_parts
 from harn_tui.core.layout import Layout
 from harn_tui.core.leases import is_held
 from harn_tui.core.reader_bounds import directory_problem
@@ -93,8 +93,9 @@ class Tree:
         self._logs: dict[str, tuple[JsonlTail[Any], str | None]] = {}
         # work id -> what its log says about its runs, kept until the log changes
         self._runs_told: dict[str, RunsOfWork] = {}
-        # proofs held as their bytes until asked for (`RunFiles.keep_proof_bytes`): a whole-tree load's
-        self._proofs_as_bytes = False
+        # proofs held as their summary and digest until asked for (`RunFiles.keep_proof_digest`): a whole-tree
+        # load's
+        self._proofs_by_digest = False
 
     # ----- whole-tree and goal-scoped loading
 
@@ -102,7 +103,7 @@ class Tree:
     def load(cls, layout: Layout) -> Tree:
         """Load every goal, work item, run proof and approval."""
         tree = cls(layout)
-        tree._proofs_as_bytes = True
+        tree._proofs_by_digest = True
         tree._plain = {top: _plain_dirs(layout.base / top) for top in ("supervisors", "work", "runs", "approvals")}
         with bulk_allocation(freeze=True), not_kept():
             for goal_id in _ids_in(layout.supervisors):
@@ -303,6 +304,7 @@ class Tree:
             return
         try:
             work.intent = parse_record(path, body, WorkIntent)
+            share_parts(work.intent, ("template", "source"))
             if work.intent.id != work.id:
                 work.problems[WORK_INTENT] = f"{path}: id {work.intent.id!r} does not match its directory"
         except CorruptJournal as error:
@@ -327,11 +329,11 @@ class Tree:
                     raise CorruptJournal(linked)
                 body = read_bytes(path)
                 proof = parse_record(path, body, Proof)
-                if self._proofs_as_bytes:
-                    run.keep_proof_bytes(proof, body)
+                digest = hashlib.sha256(body).hexdigest()
+                if self._proofs_by_digest:
+                    run.keep_proof_digest(proof, digest)
                 else:
-                    run.proof = proof
-                run.proof_sha256 = hashlib.sha256(body).hexdigest()
+                    run.proof, run.proof_sha256 = proof, digest
                 run.problem = None
             except FileNotFoundError:
                 pass

@@ -4,6 +4,7 @@ projection derives state from them)."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,8 +16,9 @@ from harn_tui.core.addresses import (
     RUN_LEASE,
     WORK_INTENT,
 )
+from harn_tui.core.errors import CorruptJournal
 from harn_tui.core.finish_note import read_note
-from harn_tui.core.journal import FileIdentity, JsonlTail, identity_of, share_fields_sets
+from harn_tui.core.journal import FileIdentity, JsonlTail, identity_of, read_bytes, share_fields_sets
 from harn_tui.core.leases import is_held
 from harn_tui.core.records import (
     ApprovalDecision,
@@ -137,10 +139,11 @@ class WorkFiles:
 class RunFiles:
     """One run's proof and liveness. `runs_dir` is the shared `runs/` directory (a large tree has 100k runs).
 
-    A whole-tree load keeps a proof as the bytes it validated (`keep_proof_bytes`) with its summary, the one field
-    every attempt's view reads; the record is built from those bytes when something asks for it, and kept from
-    then on. A proof validated from bytes is a pure function of them, so the record built later is the record
-    the load validated. On the L tree this is about 550 bytes a proof instead of about 1,050 (80,000 proofs).
+    A whole-tree load keeps of a proof only its summary (the one field every attempt's view reads) and its
+    digest (`keep_proof_digest`); the record is read again when something asks for it, and kept from then on.
+    The bytes read again are the bytes validated at load when their SHA-256 is the digest; a proof that changed
+    or vanished since is not that record: `proof` is None then, and `problem` says why, as a fresh read reports
+    a damaged proof. On the L tree a proof's record is about 1,050 bytes and its bytes about 600 (80,000 proofs).
     """
 
     id: str
@@ -150,29 +153,43 @@ class RunFiles:
     problem: str | None = None
     unrecorded: str | None = None
     _proof: Proof | None = None
-    _proof_body: bytes | None = None
+    _proof_kept: bool = False
     _proof_summary: str | None = None
 
     @property
     def proof(self) -> Proof | None:
-        if self._proof is None and self._proof_body is not None:
-            self._proof = Proof.model_validate_json(self._proof_body)
-            share_fields_sets(self._proof)
-            self._proof_body = None
+        if self._proof is None and self._proof_kept:
+            self._proof_kept = False
+            self._proof = self._read_kept_proof()
         return self._proof
 
     @proof.setter
     def proof(self, proof: Proof | None) -> None:
-        self._proof, self._proof_body = proof, None
+        self._proof, self._proof_kept = proof, False
         self._proof_summary = proof.summary if proof is not None else None
 
-    def keep_proof_bytes(self, proof: Proof, body: bytes) -> None:
-        """Hold `proof` (validated from `body`) as its bytes and summary until it is asked for."""
-        self._proof, self._proof_body, self._proof_summary = None, body, proof.summary
+    def keep_proof_digest(self, proof: Proof, sha256: str) -> None:
+        """Hold `proof` (whose bytes have `sha256`) as its summary and digest until it is asked for."""
+        self._proof, self._proof_kept, self._proof_summary = None, True, proof.summary
+        self.proof_sha256 = sha256
+
+    def _read_kept_proof(self) -> Proof | None:
+        path = proof_path(self.runs_dir, self.id)
+        try:
+            body = read_bytes(path)
+        except (FileNotFoundError, CorruptJournal):
+            body = b""
+        if hashlib.sha256(body).hexdigest() != self.proof_sha256:
+            self.problem = f"{path}: changed since it was read"
+            self._proof_summary = None
+            return None
+        proof = Proof.model_validate_json(body)
+        share_fields_sets(proof)
+        return proof
 
     @property
     def has_proof(self) -> bool:
-        return self._proof is not None or self._proof_body is not None
+        return self._proof is not None or self._proof_kept
 
     @property
     def proof_summary(self) -> str | None:
