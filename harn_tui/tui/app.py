@@ -116,6 +116,7 @@ class HarnConsole(App[None]):
         bell: bool = True,
         executor: Executor = LOCAL,
         read_whole: Callable[[], ConsoleModel] | None = None,
+        first_frame_shown: Callable[[], None] | None = None,
     ) -> None:
         super().__init__()
         if "TEXTUAL_ANIMATIONS" not in os.environ:
@@ -152,6 +153,7 @@ class HarnConsole(App[None]):
         self.read_whole = read_whole or (lambda: ConsoleModel.load(layout))
         self._changed_while_reading: list[Path] = []
         self._supervisor_after_read = False
+        self._first_frame_shown = first_frame_shown  # called once the first frame is on the terminal
 
     # ----- lifecycle
 
@@ -162,6 +164,8 @@ class HarnConsole(App[None]):
         if self.supervisor_wanted and not self.model.complete:
             self.supervisor_status = STARTING_AFTER_READ  # what the first frame's header says the loop waits for
         self.push_screen(MainScreen(self.model))
+        if self._first_frame_shown is not None:  # before the work queued behind the first frame below
+            self.call_after_refresh(self._first_frame_shown)
         if not self.model.complete:
             self.call_after_refresh(self._start_reading_whole)
         if self.watch_tree:
