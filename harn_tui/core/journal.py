@@ -114,14 +114,20 @@ def not_kept() -> Iterator[None]:
 PARSED = ParsedMemo()
 
 
+def validate_record(path: Path | str, body: bytes, model: type[M]) -> M:
+    """`body` validated as `model` (CorruptJournal naming the path and the first failing field): for a record
+    looked at once and dropped; `parse_record` for one that is kept."""
+    try:
+        return model.model_validate_json(body)
+    except ValidationError as error:
+        raise CorruptJournal(f"{path}: {describe_validation(error)}") from None
+
+
 def parse_record(path: Path | str, body: bytes, model: type[M]) -> M:
     known = PARSED.record(path, body, model)
     if known is not None:
         return known
-    try:
-        record = model.model_validate_json(body)
-    except ValidationError as error:
-        raise CorruptJournal(f"{path}: {describe_validation(error)}") from None
+    record = validate_record(path, body, model)
     share_fields_sets(record)
     PARSED.keep_record(path, body, record)
     return record

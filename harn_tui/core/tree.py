@@ -31,7 +31,15 @@ from harn_tui.core.addresses import (
 from harn_tui.core.errors import CorruptJournal
 from harn_tui.core.fsio import is_temp_name
 from harn_tui.core.ids import check_id, is_valid_id
-from harn_tui.core.journal import FileIdentity, JsonlTail, not_kept, parse_record, read_bytes, share_parts
+from harn_tui.core.journal import (
+    FileIdentity,
+    JsonlTail,
+    not_kept,
+    parse_record,
+    read_bytes,
+    share_parts,
+    validate_record,
+)
 from harn_tui.core.layout import Layout
 from harn_tui.core.leases import is_held
 from harn_tui.core.reader_bounds import directory_problem
@@ -328,12 +336,11 @@ class Tree:
                 if linked:
                     raise CorruptJournal(linked)
                 body = read_bytes(path)
-                proof = parse_record(path, body, Proof)
                 digest = hashlib.sha256(body).hexdigest()
-                if self._proofs_by_digest:
-                    run.keep_proof_digest(proof, digest)
+                if self._proofs_by_digest:  # the record itself is dropped: nothing to share or remember
+                    run.keep_proof_digest(validate_record(path, body, Proof), digest)
                 else:
-                    run.proof, run.proof_sha256 = proof, digest
+                    run.proof, run.proof_sha256 = parse_record(path, body, Proof), digest
                 run.problem = None
             except FileNotFoundError:
                 pass
