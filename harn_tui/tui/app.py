@@ -89,6 +89,12 @@ def stylesheet_paths() -> list[str | PurePath]:
     raise FileNotFoundError(f"console stylesheet not found in {package / 'styles'} or {package.parent / 'styles'}")
 
 
+def width_classes(width: int, breakpoints: list[tuple[int, str]]) -> list[str]:
+    """The class a screen of this width takes from `HORIZONTAL_BREAKPOINTS` (the highest threshold reached)."""
+    reached = [(threshold, name) for threshold, name in breakpoints if width >= threshold]
+    return [max(reached)[1]] if reached else []
+
+
 @dataclass(frozen=True)
 class Notice:
     severity: str
@@ -163,7 +169,11 @@ class HarnConsole(App[None]):
         self.decisions = console_decisions(self.model) if self.model.complete else []
         if self.supervisor_wanted and not self.model.complete:
             self.supervisor_status = STARTING_AFTER_READ  # what the first frame's header says the loop waits for
-        self.push_screen(MainScreen(self.model))
+        main = MainScreen(self.model)
+        # the width's breakpoint class before the screen's widgets are styled: set by the first resize
+        # instead, it restyles every widget again before the first frame
+        main.add_class(*width_classes(self.size.width, self.HORIZONTAL_BREAKPOINTS), update=False)
+        self.push_screen(main)
         if self._first_frame_shown is not None:  # before the work queued behind the first frame below
             self.call_after_refresh(self._first_frame_shown)
         if not self.model.complete:

@@ -14,7 +14,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
-from textual.events import DescendantBlur, DescendantFocus
+from textual.events import DescendantBlur, DescendantFocus, ScreenResume
 from textual.reactive import Reactive
 from textual.timer import Timer
 from textual.widget import Widget
@@ -147,6 +147,13 @@ class MainScreen(TransitionActions, OnePassScreen):
         self.select_goal(first.id if first else None, focus_decision=True)
         self.console.refresh_header()
         self.call_after_refresh(self._first_frame_shown)
+
+    def on_screen_resume(self, event: ScreenResume) -> None:
+        """The first time, the widgets were styled as they were mounted, moments ago: Textual's own handler
+        (it runs next) would style every one of them again before the first frame. Later (back from a form or
+        the diff screen), it does."""
+        if not self._painted:
+            event.refresh_styles = False
 
     def _first_frame_shown(self) -> None:
         self._painted = True
