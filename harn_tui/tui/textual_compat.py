@@ -6,14 +6,17 @@ lists every one, and a test fails, naming it, when a Textual upgrade removes one
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import zip_longest
 from typing import Any, cast
 
 from rich.text import Text
+from textual import on
 from textual.app import App
 from textual.content import Content
 from textual.geometry import Region, Size
+from textual.messages import Update
 from textual.screen import Screen
 from textual.scrollbar import ScrollBar
 from textual.widget import Widget
@@ -32,7 +35,7 @@ PRIVATE_ATTRIBUTES: dict[type, tuple[str, ...]] = {
     ),
     Widget: ("_border_subtitle", "_repaint_required", "_repaint_regions"),
     App: ("_exit", "_closing", "_batch_count"),
-    Screen: ("_refresh_layout", "_compositor", "_dirty_widgets"),
+    Screen: ("_refresh_layout", "_compositor", "_compositor_refresh", "_dirty_widgets"),
 }
 
 
@@ -113,26 +116,69 @@ def palette_help(content: Content) -> str:
     return cast(str, content)
 
 
-class OnePassScreen(Screen[None]):
-    """A screen whose layout pass leaves no frame behind for the scrollbars: it paints them itself.
+def covers(regions: Iterable[Region], region: Region) -> bool:
+    """Every cell of `region` lies in one of `regions`."""
+    rows = [other for other in regions if other.overlaps(region)]
+    for y in range(region.y, region.bottom):
+        x = region.x
+        for other in sorted((r for r in rows if r.y <= y < r.bottom), key=lambda r: r.x):
+            if other.x > x:
+                break
+            x = max(x, other.right)
+        if x < region.right:
+            return False
+    return True
 
-    A layout pass resizes every widget whose geometry changed and, for a scrollable one, sets its scrollbars'
-    sizes and asks them to repaint; a focus change restyles the scrollbars of the panels it concerns. Those
-    requests were served a frame after the pass (about 2 KB, 20-40 ms later under load), although the pass had
-    painted the scrollbars of every resized widget already. Here the scrollbars waiting to repaint are painted
-    by the pass, and what the pass asks of them is dropped once it has painted: a scrollbar the pass shows or
-    hides is laid out and painted again by the next pass anyway.
+
+class OnePassScreen(Screen[None]):
+    """A screen whose frame leaves no second frame behind it to redraw what it has just drawn.
+
+    A key's handler, the focus change it makes and the layout pass that follows ask widgets to repaint: a
+    layout pass resizes every widget whose geometry changed and sets its scrollbars' sizes, which asks them to
+    repaint; the footer changes as the focus does. Each request travels as an `Update` message, and one still
+    not yet sent or still queued when the screen painted was served by a frame of its own after it (0.5-3 KB,
+    one frame period or more later): a redraw of what the frame had painted, or (the footer) what the frame had
+    left as it was before the key. A refresh clears the widget's render caches at once, so whatever part of it a
+    frame paints is painted as it is now. Here a layout pass also paints every widget asked to repaint whose
+    `Update` is not sent yet, and every visible scrollbar; an `Update` sent before a frame that painted all of
+    its widget is dropped.
     """
+
+    _last_frame: tuple[float, tuple[Region, ...]] = (0.0, ())  # (monotonic) when the last frame was painted, where
+
+    def _refresh_layout(self, size: Size | None = None, scroll: bool = False) -> None:
+        paints = self.is_current and not self.app._batch_count and bool(size or self.outer_size)
+        if not paints:
+            super()._refresh_layout(size, scroll)
+            return
+        # the widgets asked to repaint whose `Update` is not sent yet, and every scrollbar: painted by this pass
+        waiting = [widget for widget in self._compositor.full_map if widget._repaint_required]
+        self._dirty_widgets.update(waiting)
+        self._dirty_widgets.update(self._scrollbars())
+        super()._refresh_layout(size, scroll)
+        for widget in waiting:
+            widget._repaint_required = False
+        for bar in self._scrollbars():  # what the pass asked of them it has painted
+            bar._repaint_required = False
+            bar._repaint_regions.clear()
 
     def _scrollbars(self) -> list[ScrollBar]:
         return [widget for widget in self._compositor.full_map if isinstance(widget, ScrollBar)]
 
-    def _refresh_layout(self, size: Size | None = None, scroll: bool = False) -> None:
-        paints = self.is_current and not self.app._batch_count and bool(size or self.outer_size)
-        if paints:
-            self._dirty_widgets.update(bar for bar in self._scrollbars() if bar._repaint_required)
-        super()._refresh_layout(size, scroll)
-        if paints:
-            for bar in self._scrollbars():
-                bar._repaint_required = False
-                bar._repaint_regions.clear()
+    def _compositor_refresh(self) -> None:
+        painting = self is self.app.screen and not self.app.is_inline
+        screen = self._compositor.size.region
+        regions = tuple(self._compositor._dirty_regions) if painting else ()
+        super()._compositor_refresh()
+        if painting:
+            self._last_frame = (time.monotonic(), (screen,) if screen in regions else regions)
+
+    @on(Update)
+    def _painted_already(self, message: Update) -> None:
+        at, regions = self._last_frame
+        if message.time > at or message.widget is self:
+            return
+        found = self._compositor.visible_widgets.get(message.widget)
+        if found is not None and covers(regions, found[0].intersection(found[1])):
+            message.stop()
+            message.prevent_default()
