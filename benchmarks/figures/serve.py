@@ -12,6 +12,7 @@ supervisor on. Both write to the tree they serve, so they run on a freshly gener
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -107,12 +108,25 @@ def wake_latencies(
         deadline = written + 10
         while (trace.read_text().count("tick.start") if trace.exists() else 0) == before:
             if time.monotonic() > deadline:
-                raise TimeoutError("the append did not wake its goal")
+                raise TimeoutError(f"the append did not wake its goal; {watch_report(root, process.pid)}")
             time.sleep(0.002)
         latencies.append(time.monotonic() - written)
         wait_idle(root / ".harnery", process.pid, trace, quiet_s)
         ticks.append(trace.read_text().count("tick.start") - before)
     return latencies, ticks
+
+
+def watch_report(root: Path, pid: int) -> str:
+    """How many inotify watches `pid` holds for how many directories of the tree, and the limit: the limit is
+    every process's of this user together, so consoles and serve loops on other large trees at the same time can
+    leave this one's watch incomplete (one watch a directory; L has about 100,000)."""
+    watches = 0
+    for info in Path(f"/proc/{pid}/fdinfo").iterdir():
+        with contextlib.suppress(OSError):
+            watches += sum(1 for line in info.read_text().splitlines() if line.startswith("inotify wd:"))
+    directories = sum(1 for _ in os.walk(root / ".harnery"))
+    limit = Path("/proc/sys/fs/inotify/max_user_watches").read_text().strip()
+    return f"serve holds {watches} inotify watches for {directories} directories; fs.inotify.max_user_watches {limit}"
 
 
 def spawn_console(ctx: Context, root: Path, supervisor: bool) -> PtySession:
