@@ -6,7 +6,7 @@ from benchmarks.context import Context
 from benchmarks.measure import interleaved
 from benchmarks.table import Figure, ms
 
-TARGET_RATIO = 2.5
+TARGET_RATIO = 2.0
 
 
 def measure(ctx: Context) -> list[Figure]:
