@@ -152,7 +152,7 @@ class OnePassScreen(Screen[None]):
             super()._refresh_layout(size, scroll)
             return
         # the widgets asked to repaint whose `Update` is not sent yet, and every scrollbar: painted by this pass
-        waiting = [widget for widget in self._compositor.full_map if widget._repaint_required]
+        waiting = [widget for widget in self._compositor.visible_widgets if widget._repaint_required]
         self._dirty_widgets.update(waiting)
         self._dirty_widgets.update(self._scrollbars())
         super()._refresh_layout(size, scroll)
@@ -163,7 +163,8 @@ class OnePassScreen(Screen[None]):
             bar._repaint_regions.clear()
 
     def _scrollbars(self) -> list[ScrollBar]:
-        return [widget for widget in self._compositor.full_map if isinstance(widget, ScrollBar)]
+        # the widgets on screen (the full map is rebuilt, all of it, when a scroll has invalidated it)
+        return [widget for widget in self._compositor.visible_widgets if isinstance(widget, ScrollBar)]
 
     def _compositor_refresh(self) -> None:
         painting = self is self.app.screen and not self.app.is_inline
