@@ -203,11 +203,11 @@ def tree(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Tree]:
     os.environ.pop("HARN_ROOT", None)
     # The whole parser is built once: constructing it costs ~15 ms a call, parse_args does not change it, and it
     # parses every command line as the parser of the line's own groups does.
-    build_parser = cli.build_parser  # type: ignore[attr-defined]
+    build_parser = cli.build_parser
     whole = build_parser()
-    cli.build_parser = lambda named=None: whole  # type: ignore[attr-defined]
+    cli.build_parser = lambda named=None: whole
     yield Tree(layout.root, template, tree_bytes(layout.root), directories(layout.root))
-    cli.build_parser = build_parser  # type: ignore[attr-defined]
+    cli.build_parser = build_parser
     for key, value in saved.items():
         if value is None:
             os.environ.pop(key, None)
