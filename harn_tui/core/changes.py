@@ -43,6 +43,19 @@ class ChangeFeed:
         self.bases = (base, base.resolve())
         self._paths: set[Parts] = set()
         self._changed = threading.Condition()
+        self.everything = False  # set by `lost`, cleared by the loop when it marks every goal due
+
+    def lost(self) -> None:
+        """Changes may have gone unseen (the watcher failed and is armed again): every goal is due."""
+        with self._changed:
+            self.everything = True
+            self._changed.notify_all()
+
+    def take_lost(self) -> bool:
+        """Whether `lost` was called since the last call."""
+        with self._changed:
+            lost, self.everything = self.everything, False
+        return lost
 
     def put(self, paths: Iterable[str | Path]) -> None:
         batch = {
@@ -61,7 +74,7 @@ class ChangeFeed:
         from another thread is seen within a quarter second)."""
         deadline = time.monotonic() + max(0.0, timeout_s)
         with self._changed:
-            while not self._paths and not stop.is_set():
+            while not self._paths and not self.everything and not stop.is_set():
                 left = deadline - time.monotonic()
                 if left <= 0:
                     break

@@ -93,6 +93,11 @@ class LoopState:
             self.last_error = error if error is not None else self.last_error
             self.backoff_s = backoff_s
 
+    def failed(self, error: str) -> None:
+        """Something of the loop's own failed outside a round (its watcher): the status file says so."""
+        with self._lock:
+            self.last_error = error
+
     def snapshot(self) -> tuple[tuple[str, ...], int, str | None, float, str | None]:
         with self._lock:
             return self.goals, self.rounds, self.last_round_at, self.backoff_s, self.last_error

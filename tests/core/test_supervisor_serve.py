@@ -4,6 +4,7 @@ to tick (an idle goal is not read again; a change or a freed lease wakes only it
 
 from __future__ import annotations
 
+import importlib
 import json
 import logging
 import subprocess
@@ -201,3 +202,29 @@ def test_a_run_lease_that_frees_wakes_its_goal_without_a_file_event(
         assert '"lost"' not in log.read_text()
     wait_for(lambda: '"lost"' in log.read_text(), timeout=3)  # the runner died: no event, the lease probe sees it
     loop.halt()
+
+
+def test_a_native_watch_that_fails_falls_back_to_polling_says_so_and_misses_nothing(
+    kit: GoalKit, served: Callable[..., Served], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The inotify limit cannot be exhausted here without starving every other process on the machine, so the
+    native watch is made to fail as watchfiles does then (OSError at arming); polling is the real one."""
+    from harn_tui.core.service import live_services
+
+    serve_module = importlib.import_module("harn_tui.core.supervisor.serve")  # the package's `serve` is the loop
+
+    real_watch = serve_module.watch
+
+    def watch(*args: object, force_polling: bool = False, **kwargs: object) -> Iterator[object]:
+        if not force_polling:
+            raise OSError(28, "OS file watch limit reached")
+        return real_watch(*args, force_polling=True, **kwargs)  # type: ignore[no-any-return]
+
+    monkeypatch.setattr(serve_module, "watch", watch)
+    monkeypatch.setattr(serve_module, "WATCH_POLL_MS", 100)
+    goal_id = kit.create(root_work=make_root(kit.layout, "root-a"), goal_id="goal-a")
+    served(kit.layout, wake_interval_s=30.0)
+    wait_for(lambda: show_goal(kit.layout, goal_id).next_action == "review")
+    wait_for(lambda: any("native file watch failed" in (s.last_error or "") for s in live_services(kit.layout)))
+    reopen_work(kit.layout, "root-a", actor="alice", findings=["Handle the empty queue."])
+    wait_for(lambda: started_attempts(kit.layout, "root-a") == 2, timeout=10)  # seen by polling, not the interval

@@ -46,6 +46,8 @@ from harn_tui.core.supervisor.wakes import WakeIndex
 log = logging.getLogger("harn_tui.supervisor")
 
 MAX_BACKOFF_S = 60.0
+WATCH_POLL_MS = 1000  # a polling watch re-walks the whole tree each time: seconds of CPU a minute on a large one
+WATCH_RETRY_S = 30.0
 # every goal is ticked again this often whatever the file events said: a safety net for an event the watcher
 # lost (an inotify queue overflow); a round of 200 large idle goals costs about 10 s of CPU
 RESCAN_S = 1800.0
@@ -209,7 +211,7 @@ def serve(
     watcher_stop = threading.Event()
     if feed is None:
         feed = ChangeFeed(layout.base)
-        _watch_in_thread(layout, feed, watcher_stop)
+        _watch_in_thread(layout, feed, watcher_stop, state)
     try:
         _loop(
             layout,
@@ -262,7 +264,7 @@ def _loop(
                     break
                 index.due.update(result.failed)
         paths = feed.wait(0.0 if index.due else index.next_wake_s(), stop)
-        rescan = time.monotonic() - rescanned >= rescan_s
+        rescan = feed.take_lost() or time.monotonic() - rescanned >= rescan_s
         if index.changed(paths) or rescan:
             order = enrolled_goals(layout, named)
             index.enroll(order)
@@ -273,14 +275,42 @@ def _loop(
         index.timed()
 
 
-def _watch_in_thread(layout: Layout, feed: ChangeFeed, stop: threading.Event) -> threading.Thread:
-    """Put every change under `.harnery/` into `feed` (after a 50 ms debounce) until `stop` is set."""
+def _watch_in_thread(layout: Layout, feed: ChangeFeed, stop: threading.Event, state: LoopState) -> threading.Thread:
+    """Put every change under `.harnery/` into `feed` (after a 50 ms debounce) until `stop` is set.
+
+    A native watch can fail to arm or die (an exhausted inotify limit: one watch of a 200-goal tree holds about
+    100,000 directories). The loop must not go on blind: the failure goes to the log and the status file, the
+    watch falls back to polling (then retries every `WATCH_RETRY_S`), and every goal is due again once it is
+    armed, since what changed meanwhile was not seen."""
 
     def run() -> None:
-        for batch in watch(
-            layout.base, watch_filter=None, debounce=50, step=50, stop_event=stop, raise_interrupt=False
-        ):
-            feed.put(path for _, path in batch)
+        polling = False
+        while not stop.is_set():
+            try:
+                for batch in watch(
+                    layout.base,
+                    watch_filter=None,
+                    debounce=50,
+                    step=50,
+                    stop_event=stop,
+                    raise_interrupt=False,
+                    force_polling=polling,
+                    poll_delay_ms=WATCH_POLL_MS,
+                ):
+                    feed.put(path for _, path in batch)
+                if stop.is_set():
+                    return
+                failure = "it ended"
+            except (OSError, RuntimeError) as error:
+                failure = f"{type(error).__name__}: {error}"
+            how = "polling" if polling else "native"
+            message = f"the {how} file watch failed ({failure}); " + ("retrying" if polling else "polling instead")
+            log.warning("supervisor serve: %s", message)
+            state.failed(message)
+            feed.lost()
+            if polling and stop.wait(WATCH_RETRY_S):
+                return
+            polling = True
 
     thread = threading.Thread(target=run, name="harn-serve-watch", daemon=True)
     thread.start()
