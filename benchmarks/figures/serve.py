@@ -129,21 +129,13 @@ def watch_report(root: Path, pid: int) -> str:
     return f"serve holds {watches} inotify watches for {directories} directories; fs.inotify.max_user_watches {limit}"
 
 
-def spawn_console(ctx: Context, root: Path, supervisor: bool) -> PtySession:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("HARN_")}
-    env.update(TERM="xterm-256color", HARN_ACTOR="bench", COLUMNS=str(console.COLUMNS), LINES=str(console.ROWS))
-    env["HARN_NO_VIEW_CACHE"] = "1"  # each start reads the whole tree (warm starts are the console group's rows)
-    flags = [] if supervisor else ["--no-supervisor"]
-    return PtySession([*ctx.harn_argv(), "--root", str(root), "tui", *flags], console.COLUMNS, console.ROWS, env)
-
-
 def console_session(
     ctx: Context, root: Path, supervisor: bool, number: int, moves_each: int
 ) -> tuple[float, list[float], float | None]:
     """(first paint, keypresses, seconds from the first paint to its embedded loop's start) of one `harn tui` on
     `root`, with or without its embedded supervisor (None without it)."""
     ctx.warm_page_cache_at(root)
-    session = spawn_console(ctx, root, supervisor)
+    session = console.spawn(ctx, root, supervisor=supervisor)  # the whole tree read before each first frame
     try:
         paint = console.first_paint(session, number, "Generation 4 step")
         console.settle(session)

@@ -11,7 +11,7 @@ import pytest
 
 from harn_tui.console.kept import KEY, keep_goals, kept_goals
 from harn_tui.console.model import ConsoleModel
-from harn_tui.core import sharing
+from harn_tui.core import sharing, view_cache
 from harn_tui.core.layout import Layout
 from harn_tui.core.transitions import approve_plan
 from harn_tui.core.view_cache import DISABLE_ENV, ViewCache
@@ -146,7 +146,5 @@ def test_a_shared_tree_keeps_no_goal_list(layout: Layout, kept: Path, monkeypatc
 
 def _rewritten(entry: dict[str, object]) -> bytes:
     """An entry re-digested as the cache writes it: only the checks of its content can refuse it."""
-    import hashlib
-
     body = json.dumps(entry, ensure_ascii=False, separators=(",", ":")).encode()
-    return b"harn-view-cache 1 %s\n" % hashlib.sha256(body).hexdigest().encode() + body
+    return view_cache._header(body) + b"\n" + body
