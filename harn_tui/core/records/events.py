@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field, TypeAdapter
+from pydantic import ConfigDict, Field, TypeAdapter
 
 from harn_tui.core.records.common import (
     FindingText,
@@ -169,7 +169,9 @@ PlanEvent = Annotated[
     Field(discriminator="event"),
 ]
 
-WORK_EVENT_ADAPTER: TypeAdapter[WorkEvent] = TypeAdapter(WorkEvent)
-PLAN_EVENT_ADAPTER: TypeAdapter[PlanEvent] = TypeAdapter(PlanEvent)
-WORK_EVENTS_ADAPTER: TypeAdapter[list[WorkEvent]] = TypeAdapter(list[WorkEvent])
-PLAN_EVENTS_ADAPTER: TypeAdapter[list[PlanEvent]] = TypeAdapter(list[PlanEvent])
+# built at first use, as the records are: a transition reads one or two of the four
+_DEFERRED = ConfigDict(defer_build=True)
+WORK_EVENT_ADAPTER: TypeAdapter[WorkEvent] = TypeAdapter(WorkEvent, config=_DEFERRED)
+PLAN_EVENT_ADAPTER: TypeAdapter[PlanEvent] = TypeAdapter(PlanEvent, config=_DEFERRED)
+WORK_EVENTS_ADAPTER: TypeAdapter[list[WorkEvent]] = TypeAdapter(list[WorkEvent], config=_DEFERRED)
+PLAN_EVENTS_ADAPTER: TypeAdapter[list[PlanEvent]] = TypeAdapter(list[PlanEvent], config=_DEFERRED)
