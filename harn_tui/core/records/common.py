@@ -1,6 +1,6 @@
 """Bounded text types and the frozen, closed base every record on disk shares."""
 
-from __future__ import annotations
+# no `from __future__ import annotations`: pydantic would compile every field's annotation from its string at import
 
 from datetime import datetime
 from typing import Annotated, Literal, Self

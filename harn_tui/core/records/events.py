@@ -1,6 +1,6 @@
 """Work and plan events: one closed model per event, discriminated by `event`."""
 
-from __future__ import annotations
+# no `from __future__ import annotations`: pydantic would compile every field's annotation from its string at import
 
 from typing import Annotated, Literal
 

@@ -1,8 +1,8 @@
 """The frozen goal intent (`goal.json`): team, limits, automation, replanning, mission."""
 
-from __future__ import annotations
+# no `from __future__ import annotations`: pydantic would compile every field's annotation from its string at import
 
-from typing import Annotated, Literal
+from typing import Annotated, Literal, Self
 
 from pydantic import Field, model_validator
 
@@ -31,7 +31,7 @@ class SpecialistProfile(Record):
     cwd: str | None = None
 
     @model_validator(mode="after")
-    def _adapter_fields(self) -> SpecialistProfile:
+    def _adapter_fields(self) -> Self:
         if self.adapter == "command" and not self.argv:
             raise ValueError("a command specialist needs a non-empty argv")
         if self.adapter != "command" and self.argv is not None:
@@ -82,7 +82,7 @@ class Replanning(Record):
     templates: dict[Id, FrozenTemplate]
 
     @model_validator(mode="after")
-    def _catalog(self) -> Replanning:
+    def _catalog(self) -> Self:
         if not any(t.root for t in self.templates.values()):
             raise ValueError("the template catalog needs at least one root-capable template")
         if self.planner in self.reviewers:
@@ -104,7 +104,7 @@ class GoalIntent(VersionedRecord):
     replanning: Replanning | None
 
     @model_validator(mode="after")
-    def _consistent(self) -> GoalIntent:
+    def _consistent(self) -> Self:
         if self.root_work_id is None and self.mission is None:
             raise ValueError("a goal needs a mission or a root work item")
         if self.mission is not None and self.replanning is None:

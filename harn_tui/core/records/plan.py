@@ -1,6 +1,6 @@
 """Plan records: request, planner input and reply, proposal/candidate, reviewer input and receipt."""
 
-from __future__ import annotations
+# no `from __future__ import annotations`: pydantic would compile every field's annotation from its string at import
 
 from typing import Annotated, Any, Literal
 

@@ -1,8 +1,8 @@
 """Attempt records: the manifest handed to a template and the host-validated proof."""
 
-from __future__ import annotations
+# no `from __future__ import annotations`: pydantic would compile every field's annotation from its string at import
 
-from typing import Annotated, Literal
+from typing import Annotated, Literal, Self
 
 from pydantic import Field, StringConstraints, model_validator
 
@@ -60,7 +60,7 @@ class GitWorkspace(Record):
     deletions: Annotated[int, Field(ge=0)]
 
     @model_validator(mode="after")
-    def _repository_is_absolute(self) -> GitWorkspace:
+    def _repository_is_absolute(self) -> Self:
         if not self.repository.startswith("/"):
             raise ValueError("workspace.repository must be an absolute path")
         return self

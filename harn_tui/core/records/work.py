@@ -1,6 +1,6 @@
 """Work intent (`work/<id>/intent.json`): what one item must achieve, frozen at creation."""
 
-from __future__ import annotations
+# no `from __future__ import annotations`: pydantic would compile every field's annotation from its string at import
 
 from typing import Annotated, Literal
 
