@@ -1,7 +1,9 @@
-"""Generated trees cached under `benchmarks/.trees/<size>-v<generator version>/`, regenerated when stale."""
+"""Generated trees cached under `benchmarks/.trees/<size>-v<generator version>-<interpreter>/`, regenerated when
+stale."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 import sys
@@ -44,7 +46,10 @@ def ensure_tree(size: str, cache_dir: Path = CACHE_DIR, fresh: bool = False) -> 
     interpreter, because records hold absolute template paths and the template's shebang.
     """
     shape = SIZES[size]
-    directory = cache_dir / f"{size}-v{GENERATOR_VERSION}"
+    # one directory per interpreter: records hold the template's shebang, so each virtual environment needs its
+    # own tree, and one checkout's run must never delete (regenerate) the tree another's is reading
+    interpreter = hashlib.sha256(sys.executable.encode()).hexdigest()[:8]
+    directory = cache_dir / f"{size}-v{GENERATOR_VERSION}-{interpreter}"
     root = directory / "root"
     stamp_path = directory / "complete.json"
     try:
@@ -55,6 +60,7 @@ def ensure_tree(size: str, cache_dir: Path = CACHE_DIR, fresh: bool = False) -> 
         targets = json.loads((directory / "targets.json").read_text())
         return GeneratedTree(size, root, targets, None)
     if directory.exists():
+        stamp_path.unlink(missing_ok=True)  # first: a removal cut short leaves no tree that looks complete
         shutil.rmtree(directory)
     root.mkdir(parents=True)
     started = time.perf_counter()

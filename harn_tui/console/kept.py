@@ -5,15 +5,22 @@ is a few kilobytes. The next console shows those rows straight away, each marked
 it selects (and any goal the operator selects) on the spot, and reads the whole tree behind the first frame;
 then every row is the records' again. A kept row is never shown as current: it is the state at `seen_at`.
 
+With nothing kept (the first console on a tree, or the cache off), a large tree starts the same way from rows
+that say only which goals there are (`unread_goals`): id and title, no state, each marked as not read yet.
+
 The document lives in the view cache (`core.view_cache.keep_document`): this account's own file, whole or
 ignored, written by this harn, never in a shared tree, off with `HARN_NO_VIEW_CACHE`.
 """
 
 from __future__ import annotations
 
+import itertools
+import json
+import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any, cast, get_args
 
 from harn_tui.core.ids import is_valid_id
@@ -25,6 +32,10 @@ from harn_tui.core.view_cache import keep_document, kept_document
 KEY = "console-goals"
 VERSION = 1
 WORTH_KEEPING_S = 0.5  # a tree read faster than this is read whole before the first frame, as if nothing were kept
+# with nothing kept, a tree of fewer work items than this is read whole before the first frame: on the benchmark
+# machine (2-core Xeon) reading one costs about 0.3 ms, so this many take about WORTH_KEEPING_S
+UNREAD_START_WORK_ITEMS = 1_500
+MAX_TITLE_BYTES = 64 * 1024  # a goal file larger than this gives an unread row no title
 MAX_GOALS = 100_000
 ROW_FIELDS = ("id", "title", "state", "next_action", "reason", "attempts", "replans")
 STATES = frozenset(get_args(GoalState))
@@ -33,20 +44,26 @@ ACTIONS = frozenset(get_args(GoalAction))
 
 @dataclass(frozen=True, slots=True)
 class KeptRow:
-    """One goal list row as last seen: the words the list showed (budgets already as `used/left`)."""
+    """One goal list row as last seen: the words the list showed (budgets already as `used/left`); with no
+    `state`, a goal known only by its directory (`unread_goals`), nothing else said of it."""
 
     id: str
     title: str
-    state: GoalState
-    next_action: GoalAction
+    state: GoalState | None
+    next_action: GoalAction | None
     reason: str
     attempts: str
     replans: str
 
+    @property
+    def words(self) -> tuple[str, ...]:
+        """What the goal filter matches in this row (as in a read goal's: id, title, state, next action, why)."""
+        return self.id, self.title, self.state or "", self.next_action or "", self.reason
+
 
 @dataclass(frozen=True, slots=True)
 class KeptGoals:
-    seen_at: str  # when the rows were the records' (UTC, ISO 8601)
+    seen_at: str | None  # when the rows were the records' (UTC, ISO 8601); None: rows of unread goals, no state
     rows: tuple[KeptRow, ...]
     read_seconds: float  # how long reading the whole tree took then
 
@@ -56,8 +73,10 @@ class KeptGoals:
         return bool(self.rows) and self.read_seconds >= WORTH_KEEPING_S
 
     @property
-    def seen_clock(self) -> str:
-        """`HH:MM` of `seen_at` in local time, for the list's marks."""
+    def seen_clock(self) -> str | None:
+        """`HH:MM` of `seen_at` in local time, for the list's marks (None for rows of unread goals)."""
+        if self.seen_at is None:
+            return None
         try:
             return datetime.fromisoformat(self.seen_at).astimezone().strftime("%H:%M")
         except ValueError:
@@ -82,6 +101,35 @@ def kept_goals(layout: Layout) -> KeptGoals | None:
         return None
 
 
+def unread_goals(layout: Layout) -> KeptGoals | None:
+    """With nothing kept: rows for the goals of a tree of `UNREAD_START_WORK_ITEMS` work items or more (slow to
+    read whole), each its id and the title its goal file gives, no state; None for a smaller tree (read whole at
+    once)."""
+    # Only directory listings and the goal files are read (no journal): a title that does not read is left
+    # empty, and the goal is read properly when it is shown or when the whole tree is.
+    work_items = UNREAD_START_WORK_ITEMS
+    try:
+        with os.scandir(layout.base / "work") as entries:
+            if sum(1 for _ in itertools.islice(entries, work_items)) < work_items:
+                return None
+        with os.scandir(layout.supervisors) as entries:
+            names = sorted(entry.name for entry in entries if is_valid_id(entry.name))
+    except OSError:
+        return None
+    rows = tuple(KeptRow(name, _title(layout.goal(name) / "goal.json"), None, None, "", "", "") for name in names)
+    return KeptGoals(None, rows, 0.0)
+
+
+def _title(path: Path) -> str:
+    try:
+        with open(path, "rb") as handle:
+            data = json.loads(handle.read(MAX_TITLE_BYTES + 1))
+    except (OSError, ValueError):
+        return ""
+    title = data.get("title") if isinstance(data, dict) else None
+    return title if isinstance(title, str) else ""
+
+
 def keep_goals(layout: Layout, goals: Iterable[GoalView], read_seconds: float, now: datetime | None = None) -> None:
     """Keep `goals` (views projected from the records, in `read_seconds`) as the rows a next console starts
     from."""
@@ -96,8 +144,11 @@ def keep_goals(layout: Layout, goals: Iterable[GoalView], read_seconds: float, n
 
 def kept_view(row: KeptRow) -> GoalView:
     """A goal-shaped view of a kept row, for what reads the list (selection, filter, quiet goals): no graph, no
-    plans and no budgets, so nothing can act on it. The console reads the goal before showing more of it."""
-    return GoalView.without_graph(row.id, row.title, row.state, row.next_action, row.reason)
+    plans and no budgets, so nothing can act on it. The console reads the goal before showing more of it.
+
+    A row of an unread goal has no state: its view says `blocked` / `wait`, which nothing shows (the list shows
+    the row, the filter and the quiet toggle read the row's words, and the goal is read before it is selected)."""
+    return GoalView.without_graph(row.id, row.title, row.state or "blocked", row.next_action or "wait", row.reason)
 
 
 def _parse(document: Any) -> KeptGoals | None:

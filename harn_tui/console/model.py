@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harn_tui.console.kept import KeptGoals, KeptRow, kept_goals, kept_view
+from harn_tui.console.kept import KeptGoals, KeptRow, kept_goals, kept_view, unread_goals
 from harn_tui.console.transcripts import TranscriptTails
 from harn_tui.console.views import STANDALONE, standalone_goal
 from harn_tui.core.addresses import LOOP_LOCK, RUN_LEASE, TRANSCRIPT, Address, address_of
@@ -96,10 +96,13 @@ class ConsoleModel:
 
     @classmethod
     def opening(cls, layout: Layout) -> ConsoleModel:
-        """The model a console opens with: from the goal list the last console kept when reading the whole tree
-        is slow (`start`), else the whole tree (`load`)."""
+        """The model a console opens with. When reading the whole tree is slow: from the goal list the last
+        console kept, or with nothing kept from the rows of unread goals (`start`). Else the whole tree (`load`)."""
         kept = kept_goals(layout)
-        return cls.start(layout, kept) if kept is not None and kept.worth_starting_from else cls.load(layout)
+        if kept is not None:
+            return cls.start(layout, kept) if kept.worth_starting_from else cls.load(layout)
+        unread = unread_goals(layout)
+        return cls.start(layout, unread) if unread is not None else cls.load(layout)
 
     @classmethod
     def load(cls, layout: Layout) -> ConsoleModel:
@@ -116,8 +119,8 @@ class ConsoleModel:
 
     @classmethod
     def start(cls, layout: Layout, kept: KeptGoals) -> ConsoleModel:
-        """A model that shows `kept` (the goal list as last seen) until each goal is read (`read_goal`) or the
-        whole tree is (`load`, which replaces this model)."""
+        """A model that shows `kept` (the goal list as last seen, or the rows of unread goals) until each goal is
+        read (`read_goal`) or the whole tree is (`load`, which replaces this model)."""
         model = cls(layout, Tree(layout), complete=False, kept=kept)
         model.goals = {row.id: kept_view(row) for row in kept.rows}
         model.unread = set(model.goals)

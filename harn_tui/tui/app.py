@@ -413,9 +413,16 @@ class HarnConsole(App[None]):
                 decisions=len(self.decisions),
                 own_service=(safe_host(), os.getpid()) if self.supervisor_running else None,
                 presence_off=self.presence_off if self.presence_enabled else None,
-                reading=model.kept.seen_clock if model is not None and model.kept and not model.complete else None,
+                reading=self._reading(),
             )
         )
+
+    def _reading(self) -> str | None:
+        """The header's `reading`: while the whole tree is read, when the kept rows were seen ("" for none kept)."""
+        model = self.model
+        if model is None or model.complete or model.kept is None:
+            return None
+        return model.kept.seen_clock or ""
 
     # ----- notifications
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from harn_tui.console import kept as kept_module
 from harn_tui.console.kept import KEY, keep_goals, kept_goals
 from harn_tui.console.model import ConsoleModel
 from harn_tui.core import sharing, view_cache
@@ -148,3 +149,40 @@ def _rewritten(entry: dict[str, object]) -> bytes:
     """An entry re-digested as the cache writes it: only the checks of its content can refuse it."""
     body = json.dumps(entry, ensure_ascii=False, separators=(",", ":")).encode()
     return view_cache._header(body) + b"\n" + body
+
+
+def test_with_nothing_kept_a_large_tree_starts_from_its_goals_unread(
+    layout: Layout, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    s.everything(layout)
+    whole = ConsoleModel.load(layout)
+    monkeypatch.setenv(DISABLE_ENV, "1")  # nothing kept can be read
+    monkeypatch.setattr(kept_module, "UNREAD_START_WORK_ITEMS", len(whole.tree.work))
+    model = ConsoleModel.opening(layout)
+    assert not model.complete and model.kept is not None and model.kept.seen_at is None
+    rows = model.kept_rows()
+    assert set(rows) == set(whole.goals) == model.unread
+    assert all(row.state is None for row in rows.values())
+    # the title its goal file gives; a goal file that does not read gives none (the list shows its id)
+    titles = {row.id: row.title for row in rows.values()}
+    assert titles == {g.id: "" if g.state == "corrupt" else g.title for g in whole.goals.values()}
+    assert model.read_goal(s.REVIEW_GOAL)
+    assert model.goals[s.REVIEW_GOAL] == whole.goals[s.REVIEW_GOAL] and s.REVIEW_GOAL not in model.kept_rows()
+
+
+def test_with_nothing_kept_a_smaller_tree_is_read_whole(layout: Layout, monkeypatch: pytest.MonkeyPatch) -> None:
+    s.everything(layout)
+    monkeypatch.setenv(DISABLE_ENV, "1")
+    works = len(ConsoleModel.load(layout).tree.work)
+    monkeypatch.setattr(kept_module, "UNREAD_START_WORK_ITEMS", works + 1)
+    assert ConsoleModel.opening(layout).complete
+
+
+def test_an_unread_row_whose_goal_file_is_damaged_has_no_title(layout: Layout, monkeypatch: pytest.MonkeyPatch) -> None:
+    s.everything(layout)
+    monkeypatch.setenv(DISABLE_ENV, "1")
+    monkeypatch.setattr(kept_module, "UNREAD_START_WORK_ITEMS", 1)
+    (layout.goal(s.REVIEW_GOAL) / "goal.json").write_bytes(b'{"title": "half a fi')
+    model = ConsoleModel.opening(layout)
+    assert model.kept_rows()[s.REVIEW_GOAL].title == ""
+    assert model.read_goal(s.REVIEW_GOAL) and model.goals[s.REVIEW_GOAL].state == "corrupt"

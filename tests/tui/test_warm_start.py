@@ -8,6 +8,7 @@ import threading
 
 import pytest
 
+from harn_tui.console import kept as kept_module
 from harn_tui.console.kept import keep_goals
 from harn_tui.console.model import ConsoleModel
 from harn_tui.core.layout import Layout
@@ -140,3 +141,46 @@ async def test_a_whole_read_that_fails_leaves_the_kept_rows_marked_and_says_why(
         assert app.model is started and not started.complete
         assert state_cell(app, s.REVIEW_GOAL).startswith("~")  # still marked: never shown as current
         assert not app.main.check_action("next_decision", (1,))
+
+
+async def test_a_large_tree_with_nothing_kept_paints_its_goals_unread_and_reads_them_behind(
+    everything: Layout, console: Factory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first console on a large tree (or one with the cache off): the first frame lists every goal, marked as
+    not read yet, with the first goal read and shown; filter and quiet toggle never judge an unread row by a
+    state it does not have; the whole read takes over."""
+    monkeypatch.setenv(DISABLE_ENV, "1")
+    monkeypatch.setattr(kept_module, "UNREAD_START_WORK_ITEMS", 1)
+    started = ConsoleModel.opening(everything)
+    first = min(started.goals)
+    gate = threading.Event()
+
+    def read_whole() -> ConsoleModel:
+        gate.wait(10)
+        return ConsoleModel.load(everything)
+
+    app = console(model=started, read_whole=read_whole, supervisor=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        screen = app.main
+        assert screen.goal_id == first and screen.goal is not None and screen.goal.state != "blocked"
+        assert screen.query_one(GraphPanel).row_count > 0
+        assert state_cell(app, s.REVIEW_GOAL) == "… not read yet"
+        header = str(screen.query_one(HeaderBar).content)
+        assert "reading the tree" in header and "rows as seen" not in header
+        assert "not read yet (…), reading" in str(screen.query_one(GoalsPanel).border_subtitle)
+        assert app.supervisor_status == "starting once the tree is read"
+        screen.filter_text = "awaiting"
+        assert [goal.id for goal in screen.visible_goals()] == [first]  # the unread rows say no state
+        screen.filter_text, screen.hide_quiet = "", True
+        assert len(screen.visible_goals()) == len(started.goals)  # nor that they need nothing
+        screen.hide_quiet = False
+
+        gate.set()
+        await wait_until(pilot, lambda: app.model is not None and app.model.complete, timeout=10)
+        await pilot.pause()
+        assert screen.goal_id == first
+        assert state_cell(app, s.REVIEW_GOAL) == "⚑ awaiting_attention"
+        assert "reading the tree" not in str(screen.query_one(HeaderBar).content)
+        assert app.decisions and app.bells == 0
+        app.stop_supervisor()

@@ -143,6 +143,8 @@ class MainScreen(TransitionActions, OnePassScreen):
             table.cursor_moved = self.cursor_moved
         goals = self.model.console_goals()
         first = first_needing_human(goals)
+        if first is None and self.model.kept is not None and self.model.kept.seen_at is None and goals:
+            first = goals[0]  # no goal is read yet, so none is known to wait for a human: the first one is read
         self.show_goal_list(prefer=first.id if first else None)
         self.select_goal(first.id if first else None, focus_decision=True)
         self.console.refresh_header()
@@ -353,15 +355,18 @@ class MainScreen(TransitionActions, OnePassScreen):
 
     def visible_goals(self) -> list[GoalView]:
         """The goals the list shows: those matching the filter (any of id, title, state, next action, why,
-        ignoring case), less the quiet ones while they are hidden."""
+        ignoring case), less the quiet ones while they are hidden. A goal not read yet is matched by the words of
+        its row; one with no state kept is never quiet (nothing says it needs nothing)."""
         needle = self.filter_text.casefold()
+        kept = self.model.kept_rows()
         shown = []
         for goal in self.model.console_goals():
-            if self.hide_quiet and goal.state in QUIET_STATES:
+            row = kept.get(goal.id)
+            state = row.state if row is not None else goal.state
+            if self.hide_quiet and state in QUIET_STATES:
                 continue
-            if needle and not any(
-                needle in field.casefold() for field in (goal.id, goal.title, goal.state, goal.next_action, goal.reason)
-            ):
+            words = row.words if row is not None else (goal.id, goal.title, goal.state, goal.next_action, goal.reason)
+            if needle and not any(needle in word.casefold() for word in words):
                 continue
             shown.append(goal)
         return shown

@@ -14,6 +14,8 @@ from harn_tui.tui.text import clip, literal_text, under_root
 from harn_tui.tui.widgets.keyed_table import KeyedTable, Row
 from harn_tui.tui.widgets.titles import set_border
 
+UNREAD_MARK = "…"  # the state cell of a goal not read yet, with nothing kept of it
+
 COLUMNS = (
     ("State", "state"),
     ("Next", "next"),
@@ -50,10 +52,22 @@ def goal_row(goal: GoalView, root: str) -> Row:
 
 
 def kept_goal_row(row: KeptRow, root: str) -> Row:
-    """A row as the last console saw it (the goal is not read yet): `~` before its state, all of it dim."""
+    """A row as the last console saw it (the goal is not read yet): `~` before its state, all of it dim. A row of
+    an unread goal with nothing kept: `…` and its title, nothing more."""
+    if row.state is None:
+        blank = Text("")
+        return row.id, (
+            Text(f"{UNREAD_MARK} not read yet", style="dim"),
+            blank,
+            literal_text(clip(row.title, 40), "dim"),
+            blank,
+            blank,
+            literal_text(row.id, "dim"),
+            blank,
+        )
     return row.id, (
         Text(f"~{glyph(row.state)} {row.state}", style="dim"),
-        Text(row.next_action, style="dim"),
+        Text(row.next_action or "", style="dim"),
         literal_text(clip(row.title, 40), "dim"),
         Text(row.attempts, style="dim"),
         Text(row.replans, style="dim"),
@@ -102,8 +116,11 @@ class GoalsPanel(KeyedTable):
         standalone = next((goal for goal in every if is_standalone(goal)), None)
         if standalone is not None:
             subtitle += f" · {len(standalone.work)} standalone item{'' if len(standalone.work) == 1 else 's'} too"
-        if kept:
-            subtitle += f" · {len(kept)} as last seen (~), reading"
+        unread = sum(1 for row in kept.values() if row.state is None)
+        if len(kept) > unread:
+            subtitle += f" · {len(kept) - unread} as last seen (~), reading"
+        if unread:
+            subtitle += f" · {unread} not read yet ({UNREAD_MARK}), reading"
         if filter_text or quiet_hidden:
             why = [f"/{filter_text}" if filter_text else "", "quiet hidden (h)" if quiet_hidden else ""]
             subtitle = f"showing {len(goals)} · {' · '.join(w for w in why if w)} · " + subtitle

@@ -26,7 +26,8 @@ class HeaderState:
     own_service: tuple[str, int] | None = None  # (host, pid) of this console's embedded supervisor
     presence_off: str | None = None  # why this console's heartbeat cannot be written (a full or read-only tree)
     decisions: int = 0  # decisions waiting for a human anywhere in the tree (n / N go through them)
-    reading: str | None = None  # the whole tree is being read; the goal rows marked ~ are as seen at this time
+    # the whole tree is being read: the goal rows marked ~ are as seen at this time ("": no row was kept)
+    reading: str | None = None
 
 
 def _service(status: ServiceStatus, own: tuple[str, int] | None) -> Content:
@@ -84,8 +85,10 @@ def header_content(state: HeaderState) -> Content:
         if state.decisions
         else "no decision waiting"
     )
-    if state.reading is not None:
+    if state.reading:
         waiting = f"reading the tree: ~ rows as seen {state.reading}"
+    elif state.reading is not None:
+        waiting = "reading the tree"
     first = Content.assemble(
         ("harn ", "bold"),
         (waiting, "bold reverse" if state.decisions else ""),
