@@ -23,10 +23,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, cast, get_args
 
+from harn_tui.core.addresses import GOAL_RECORD
 from harn_tui.core.ids import is_valid_id
 from harn_tui.core.layout import Layout
 from harn_tui.core.projection import GoalView
 from harn_tui.core.rules import GoalAction, GoalState
+from harn_tui.core.tree import ids_in
 from harn_tui.core.view_cache import keep_document, kept_document
 
 KEY = "console-goals"
@@ -73,9 +75,14 @@ class KeptGoals:
         return bool(self.rows) and self.read_seconds >= WORTH_KEEPING_S
 
     @property
+    def nothing_kept(self) -> bool:
+        """Whether these are the rows of unread goals (`unread_goals`), not a goal list a console kept."""
+        return self.seen_at is None
+
+    @property
     def seen_clock(self) -> str | None:
         """`HH:MM` of `seen_at` in local time, for the list's marks (None for rows of unread goals)."""
-        if self.seen_at is None:
+        if self.seen_at is None:  # nothing kept
             return None
         try:
             return datetime.fromisoformat(self.seen_at).astimezone().strftime("%H:%M")
@@ -109,14 +116,13 @@ def unread_goals(layout: Layout) -> KeptGoals | None:
     # empty, and the goal is read properly when it is shown or when the whole tree is.
     work_items = UNREAD_START_WORK_ITEMS
     try:
-        with os.scandir(layout.base / "work") as entries:
+        with os.scandir(layout.work_dir) as entries:
             if sum(1 for _ in itertools.islice(entries, work_items)) < work_items:
                 return None
-        with os.scandir(layout.supervisors) as entries:
-            names = sorted(entry.name for entry in entries if is_valid_id(entry.name))
+        names = ids_in(layout.supervisors)  # the goals the whole read will read
     except OSError:
         return None
-    rows = tuple(KeptRow(name, _title(layout.goal(name) / "goal.json"), None, None, "", "", "") for name in names)
+    rows = tuple(KeptRow(name, _title(layout.goal(name) / GOAL_RECORD), None, None, "", "", "") for name in names)
     return KeptGoals(None, rows, 0.0)
 
 

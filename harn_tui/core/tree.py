@@ -114,13 +114,13 @@ class Tree:
         tree._proofs_by_digest = True
         tree._plain = {top: _plain_dirs(layout.base / top) for top in ("supervisors", "work", "runs", "approvals")}
         with bulk_allocation(freeze=True), not_kept():
-            for goal_id in _ids_in(layout.supervisors):
+            for goal_id in ids_in(layout.supervisors):
                 if aborted_goal(tree.load_goal(goal_id)):
                     del tree.goals[goal_id]
-            for work_id in _ids_in(layout.work_dir):
+            for work_id in ids_in(layout.work_dir):
                 if aborted_work(tree.load_work(work_id)):
                     del tree.work[work_id]
-            for approval_id in _ids_in(layout.approvals):
+            for approval_id in ids_in(layout.approvals):
                 tree.load_approval(approval_id)
             for work in tree.work.values():
                 tree.load_runs_of(work)
@@ -182,7 +182,7 @@ class Tree:
             goal.problems["directory"] = linked
         else:
             self._read_goal_intent(goal)
-            for plan_id in _ids_in(directory / "plans"):
+            for plan_id in ids_in(directory / "plans"):
                 self._load_plan(goal, plan_id)
         goal.loop_held = is_held(directory / LOOP_LOCK)
         self.version += 1
@@ -484,7 +484,7 @@ class Tree:
 
     def _refresh_plans(self, goal: GoalFiles) -> None:
         """New plans, and the records of known plans that had not been written when last read."""
-        for plan_id in _ids_in(goal.directory / "plans"):
+        for plan_id in ids_in(goal.directory / "plans"):
             if plan_id not in goal.plans:
                 self._load_plan(goal, plan_id)
         read = self._identities or {}
@@ -668,7 +668,7 @@ def _plain_dirs(directory: Path) -> set[str]:
         return set()
 
 
-def _ids_in(directory: Path) -> list[str]:
+def ids_in(directory: Path) -> list[str]:
     """Entries of `directory` with a legal ID, sorted; temp files and stray names are skipped."""
     try:
         names = os.listdir(directory)

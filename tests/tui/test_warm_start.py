@@ -5,6 +5,7 @@ and the whole tree read behind the first frame takes over without moving the ope
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 
 import pytest
 
@@ -37,6 +38,17 @@ def started(everything: Layout, monkeypatch: pytest.MonkeyPatch) -> ConsoleModel
     return model
 
 
+def held_read(layout: Layout) -> tuple[threading.Event, Callable[[], ConsoleModel]]:
+    """A whole read that waits until the test sets the event (at most 10 s), so it can look at the console first."""
+    gate = threading.Event()
+
+    def read_whole() -> ConsoleModel:
+        gate.wait(10)
+        return ConsoleModel.load(layout)
+
+    return gate, read_whole
+
+
 def state_cell(app: object, goal_id: str) -> str:
     return app.main.query_one(GoalsPanel).get_row(goal_id)[0].plain  # type: ignore[attr-defined,no-any-return]
 
@@ -44,12 +56,7 @@ def state_cell(app: object, goal_id: str) -> str:
 async def test_the_first_frame_marks_kept_rows_and_shows_the_selected_goal_as_read(
     everything: Layout, started: ConsoleModel, console: Factory
 ) -> None:
-    gate = threading.Event()
-
-    def read_whole() -> ConsoleModel:
-        gate.wait(10)
-        return ConsoleModel.load(everything)
-
+    gate, read_whole = held_read(everything)
     app = console(model=started, read_whole=read_whole, supervisor=True)
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
@@ -153,12 +160,7 @@ async def test_a_large_tree_with_nothing_kept_paints_its_goals_unread_and_reads_
     monkeypatch.setattr(kept_module, "UNREAD_START_WORK_ITEMS", 1)
     started = ConsoleModel.opening(everything)
     first = min(started.goals)
-    gate = threading.Event()
-
-    def read_whole() -> ConsoleModel:
-        gate.wait(10)
-        return ConsoleModel.load(everything)
-
+    gate, read_whole = held_read(everything)
     app = console(model=started, read_whole=read_whole, supervisor=True)
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()

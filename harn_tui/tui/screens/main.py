@@ -143,7 +143,7 @@ class MainScreen(TransitionActions, OnePassScreen):
             table.cursor_moved = self.cursor_moved
         goals = self.model.console_goals()
         first = first_needing_human(goals)
-        if first is None and self.model.kept is not None and self.model.kept.seen_at is None and goals:
+        if first is None and self.model.kept is not None and self.model.kept.nothing_kept and goals:
             first = goals[0]  # no goal is read yet, so none is known to wait for a human: the first one is read
         self.show_goal_list(prefer=first.id if first else None)
         self.select_goal(first.id if first else None, focus_decision=True)
