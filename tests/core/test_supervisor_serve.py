@@ -132,8 +132,8 @@ def test_serve_backs_off_on_errors_and_recovers(
         [
             sys.executable,
             "-c",
-            "import sys, time; from filelock import FileLock; l = FileLock(sys.argv[1]); "
-            "l.acquire(); print('held', flush=True); sys.stdin.read()",
+            "import fcntl, sys, time; f = open(sys.argv[1], 'a'); fcntl.flock(f, fcntl.LOCK_EX); "
+            "print('held', flush=True); sys.stdin.read()",
             str(lease),
         ],
         stdin=subprocess.PIPE,

@@ -62,8 +62,8 @@ def test_a_second_supervisor_skips_a_busy_goal(kit: GoalKit, root: Path, snapsho
         [
             sys.executable,
             "-c",
-            "import sys, time; from filelock import FileLock; l = FileLock(sys.argv[1]); "
-            "l.acquire(); print('held', flush=True); time.sleep(30)",
+            "import fcntl, sys, time; f = open(sys.argv[1], 'a'); fcntl.flock(f, fcntl.LOCK_EX); "
+            "print('held', flush=True); time.sleep(30)",
             str(lock),
         ],
         stdout=subprocess.PIPE,
