@@ -86,6 +86,7 @@ class Tree:
         self._approval_owner: dict[str, str] = {}
         self._work_dir = layout.work_dir
         self._runs_dir = layout.runs
+        self._runs_prefix = f"{self._runs_dir}{os.sep}"
         # a top-level directory that is a symbolic link (or no directory): nothing under it is entered
         self._top_problems = {
             top: problem
@@ -326,13 +327,15 @@ class Tree:
             self.load_run(run_id, probe_live=run_id in told.unfinished)
 
     def load_run(self, run_id: str, probe_live: bool = True) -> RunFiles:
-        run = self.runs.get(run_id) or RunFiles(check_id(run_id, "run id"), self._runs_dir)
-        self.runs[run_id] = run
+        run = self.runs.get(run_id)
+        if run is None:
+            run = self.runs[run_id] = RunFiles(check_id(run_id, "run id"), self._runs_dir)
         if not run.has_proof:
-            path = proof_path(self._runs_dir, run_id)
+            directory = f"{self._runs_prefix}{run_id}"  # strings, no Path: a large tree has 100k runs
+            path = f"{directory}{os.sep}proof.json"  # as `proof_path` spells it
             try:
                 self._note(path)
-                linked = self._linked("runs", os.path.dirname(path), run_id)  # no Path: 100k runs
+                linked = self._linked("runs", directory, run_id)
                 if linked:
                     raise CorruptJournal(linked)
                 body = read_bytes(path)
