@@ -13,6 +13,7 @@ if TYPE_CHECKING:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command line; `argv` None is the `harn` process's own (`sys.argv`), which ends after it."""
     raw = list(sys.argv[1:] if argv is None else argv)
     if raw in HELP_ARGVS or raw == ["--version"]:  # printed without argparse, whose import is most of the cost
         from harn_tui.cli.commands import help_text, version_text
@@ -42,7 +43,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         from harn_tui.cli.dispatch import dispatch
 
-        return dispatch(args)
+        return dispatch(args, owns_process=argv is None)
     except BrokenPipeError:
         return _reader_left()
     except (HarnError, OSError) as error:

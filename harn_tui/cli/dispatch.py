@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import gc
 from collections.abc import Callable
 
 from harn_tui.cli import emit
 from harn_tui.cli import handlers as h
 from harn_tui.cli.context import Context
-from harn_tui.cli.precheck import precheck
+from harn_tui.cli.precheck import ACTING, precheck
 from harn_tui.cli.text import render_text
 
 Handler = Callable[[Context], "h.Result"]
@@ -56,6 +57,11 @@ ROUTES: dict[tuple[str, ...], Handler] = {
 }
 
 
+# One-shot decisions: a process that takes one lease, reads one goal's or item's records, appends and ends (not
+# the verbs that create or run work).
+DECISIONS = ACTING - {("work", "create"), ("work", "run"), ("work", "retry")}
+
+
 def route_of(args: argparse.Namespace) -> tuple[str, ...]:
     parts = [args.group]
     for name in ("verb", "plan_verb"):
@@ -65,8 +71,12 @@ def route_of(args: argparse.Namespace) -> tuple[str, ...]:
     return tuple(parts)
 
 
-def dispatch(args: argparse.Namespace) -> int:
+def dispatch(args: argparse.Namespace, *, owns_process: bool = False) -> int:
+    """Run the command line's verb and print its document. `owns_process`: this is the `harn` process itself,
+    which ends after the verb, not a caller's in-process use."""
     route = route_of(args)
+    if owns_process and route in DECISIONS:
+        import_permanently()
     precheck(route, args)
     context = Context(args)
     result = ROUTES[route](context)
@@ -78,6 +88,19 @@ def dispatch(args: argparse.Namespace) -> int:
             if text:
                 print(text)
     return result.exit_code
+
+
+def import_permanently() -> None:
+    """Import the transitions (pydantic, the record models, the core) with the cycle collector off, then move
+    every object so far to the permanent generation (`gc.freeze`): module-level objects live as long as the
+    process, and neither the collections that follow nor the one at exit walk them again. Collection stays on
+    for what the verb itself makes."""
+    gc.disable()
+    try:
+        import harn_tui.core.transitions  # noqa: F401
+    finally:
+        gc.freeze()
+        gc.enable()
 
 
 __all__ = ["ROUTES", "dispatch"]

@@ -3,11 +3,13 @@ one clear stderr line without it, and an unchanged tree after every failure."""
 
 from __future__ import annotations
 
+import gc
 import json
 from pathlib import Path
 
 import pytest
 
+from harn_tui.cli import main
 from harn_tui.core.creation import create_work
 from harn_tui.core.layout import Layout
 from tests.conftest import Harn, tree_bytes
@@ -172,3 +174,16 @@ def test_cancel_through_the_cli(harn: Harn, layout: Layout, examples: Path) -> N
     )
     assert harn.json("work", "cancel", "w1", "--reason", "not needed")["outcome"] == "already_done"
     fails(harn, 3, "refused", "already cancelled with a different reason", "work", "cancel", "w1")
+
+
+def test_a_decision_run_in_process_leaves_the_callers_collector_as_it_was(
+    harn: Harn, layout: Layout, goal: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Only the `harn` process itself, which ends after the verb, freezes what its imports made; a caller running
+    `main` in its own long-lived process (the soak worker) keeps its cycle collector on and nothing frozen."""
+    plan = add_plan(layout)
+    monkeypatch.setenv("HARN_ACTOR", "tester")
+    frozen = gc.get_freeze_count()
+    assert main(["--root", str(harn.root), "supervisor", "plan", "approve", goal, plan, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["outcome"] == "applied"
+    assert gc.isenabled() and gc.get_freeze_count() == frozen
