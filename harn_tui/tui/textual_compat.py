@@ -18,6 +18,7 @@ from rich.text import Text
 from textual import on
 from textual.app import App
 from textual.content import Content
+from textual.dom import DOMNode
 from textual.geometry import Region, Size
 from textual.messages import Update
 from textual.screen import Screen
@@ -42,9 +43,9 @@ PRIVATE_ATTRIBUTES: dict[type, tuple[str, ...]] = {
         "_show_hover_cursor",
         "_pseudo_class_state",
     ),
-    Widget: ("_border_subtitle", "_repaint_required", "_repaint_regions"),
+    Widget: ("_border_subtitle", "_repaint_required", "_repaint_regions", "_has_focus_within"),
     App: ("_exit", "_closing", "_batch_count"),
-    Screen: ("_refresh_layout", "_compositor", "_compositor_refresh", "_dirty_widgets"),
+    Screen: ("_refresh_layout", "_compositor", "_compositor_refresh", "_dirty_widgets", "_update_focus_styles"),
 }
 
 
@@ -225,6 +226,12 @@ def covers(regions: Iterable[Region], region: Region) -> bool:
     return True
 
 
+def _plain_focus_watch(widget: Widget) -> bool:
+    """The widget reacts to `has_focus` only by restyling (Textual's own watcher, not a subclass's)."""
+    kind = type(widget)
+    return kind.watch_has_focus is Widget.watch_has_focus and not hasattr(kind, "_watch_has_focus")
+
+
 class OnePassScreen(Screen[None]):
     """A screen whose frame leaves no second frame behind it to redraw what it has just drawn.
 
@@ -240,6 +247,27 @@ class OnePassScreen(Screen[None]):
     """
 
     _last_frame: tuple[float, tuple[Region, ...]] = (0.0, ())  # (monotonic) when the last frame was painted, where
+
+    def _update_focus_styles(self, focused: Widget | None = None, blurred: Widget | None = None) -> None:
+        """Restyle once for a focus change. Textual restyles the panels whose `:focus-within` changed here, with
+        the two widgets' own `:focus` still the old one (their `has_focus` is set as their focus and blur events
+        arrive), then each widget again from its `has_focus` watcher: three passes, the costly one (a table's
+        restyle repaints all of it) twice. Here `has_focus` is set now, as those events will set it, and the
+        one pass styles both widgets and the panels holding them; a widget with a focus watcher of its own keeps
+        Textual's way."""
+        nodes: set[DOMNode] = set()
+        for widget, focus in ((focused, True), (blurred, False)):
+            if widget is None:
+                continue
+            for ancestor in reversed(widget.ancestors_with_self):
+                if ancestor._has_focus_within:
+                    nodes.update(ancestor.walk_children(with_self=True))
+                    break
+            if widget.has_focus != focus and _plain_focus_watch(widget):
+                widget.set_reactive(Widget.has_focus, focus)
+                nodes.update(widget.walk_children(with_self=True))
+        if nodes:
+            self.app.stylesheet.update_nodes(nodes, animate=True)
 
     def _refresh_layout(self, size: Size | None = None, scroll: bool = False) -> None:
         paints = self.is_current and not self.app._batch_count and bool(size or self.outer_size)

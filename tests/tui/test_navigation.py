@@ -22,19 +22,28 @@ def marked(app: object) -> list[str]:
     ]
 
 
+def heavy(app: object) -> list[str]:
+    """The panels drawn with the heavy border of the focused panel."""
+    return [
+        name
+        for name in ("goals", "graph", "attention", "plans", "findings", "item", "history")
+        if app.main.query_one(f"#{name}").styles.border_top[0] == "heavy"  # type: ignore[attr-defined]
+    ]
+
+
 async def test_tab_cycles_the_panels_in_key_order_and_marks_the_focused_one(
     everything: Layout, console: Factory
 ) -> None:
     app = console()
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
-        assert app.main.context() == "plans" and marked(app) == ["plans"]
+        assert app.main.context() == "plans" and marked(app) == ["plans"] == heavy(app)
         seen = []
         for _ in range(7):
             await pilot.press("tab")
             await pilot.pause()
             seen.append(app.main.context())
-            assert marked(app) == [app.main.context()]
+            assert marked(app) == [app.main.context()] == heavy(app)
         assert seen == ["findings", "item", "history", "goals", "graph", "attention", "plans"]
         await pilot.press("shift+tab")
         await pilot.pause()
