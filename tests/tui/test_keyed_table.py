@@ -7,7 +7,7 @@ from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.widgets import DataTable
 
-from harn_tui.tui.widgets.keyed_table import KeyedTable
+from harn_tui.tui.widgets.keyed_table import KeyedTable, column_widths
 
 COLUMNS = (("State", "state"), ("Title", "title"), ("Why", "why"))
 ROWS = [
@@ -54,6 +54,23 @@ async def test_columns_are_as_wide_as_datatable_measures_them() -> None:
         assert {k: c.content_width for k, c in keyed.columns.items()} == {
             k: c.content_width for k, c in plain.columns.items()
         }
+
+
+@pytest.mark.anyio
+async def test_rows_measured_ahead_size_the_columns_as_measuring_them_then() -> None:
+    """The graph of the goal `n` goes to next is measured while the operator reads: the columns come out as they
+    would have, and a later live update of one of those rows still changes only that row."""
+    measured, ahead = Tables(), Tables()
+    async with measured.run_test(size=(160, 30)), ahead.run_test(size=(160, 30)) as pilot:
+        now, early = measured.query_one("#keyed", KeyedTable), ahead.query_one("#keyed", KeyedTable)
+        now.sync(ROWS)
+        early.sync(ROWS, widths=column_widths(ROWS))
+        await pilot.pause()
+        assert [c.content_width for c in early.columns.values()] == [c.content_width for c in now.columns.values()]
+        assert early.virtual_size == now.virtual_size
+        changed = [ROWS[0], ("b", (Text("accepted"), *ROWS[1][1][1:])), ROWS[2]]
+        early.sync(changed)
+        assert early.get_cell("b", "state").plain == "accepted" and early.get_cell("a", "title").plain == "short"
 
 
 @pytest.mark.anyio

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import gc
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import cast
 
 from textual import on
@@ -101,6 +103,8 @@ class MainScreen(TransitionActions, OnePassScreen):
         self.hide_quiet = False  # `h`: the goal list leaves out the goals that need nothing
         self.decision_at: tuple[str | None, ...] | None = None  # the decision `n` / `N` went to last
         self._painted = False  # the first frame is on the terminal (work ahead waits for it)
+        self._bindings_held = 0  # inside `bindings_once`: the footer's keys are refreshed once, at its end
+        self._bindings_asked = False
 
     @property
     def console(self) -> ConsoleHost:
@@ -136,6 +140,25 @@ class MainScreen(TransitionActions, OnePassScreen):
                     yield ItemDetail(id="item")
                     yield HistoryPanel(root, id="history")
         yield KeysFooter()
+
+    def refresh_bindings(self) -> None:
+        if self._bindings_held:
+            self._bindings_asked = True
+            return
+        super().refresh_bindings()
+
+    @contextmanager
+    def bindings_once(self) -> Iterator[None]:
+        """Refresh the footer's keys once, after the steps of one key: `n` selects a goal, switches the tab and
+        moves the focus, each asking for it, and each refresh asks every binding's `check_action`."""
+        self._bindings_held += 1
+        try:
+            yield
+        finally:
+            self._bindings_held -= 1
+            if not self._bindings_held and self._bindings_asked:
+                self._bindings_asked = False
+                super().refresh_bindings()
 
     def on_mount(self) -> None:
         self.query_one("#past").display = False
@@ -242,7 +265,8 @@ class MainScreen(TransitionActions, OnePassScreen):
         gc.freeze()
 
     def _prepare_next_decision(self) -> None:
-        """Build the graph rows and the plans of the goal the next `n` goes to, while the operator reads."""
+        """Build the graph rows of the goal the next `n` goes to, and the text of the panel holding its decision,
+        while the operator reads."""
         decision = self._decision_after(1)
         if decision is None:
             return
@@ -250,8 +274,16 @@ class MainScreen(TransitionActions, OnePassScreen):
         if goal is None or goal.id == self.goal_id:
             return
         self.query_one(GraphPanel).prepare(goal)
-        if DECISION_PANELS[decision.kind] == "plans":
+        panel = DECISION_PANELS[decision.kind]
+        work = goal.work_item(decision.work_id) if decision.work_id else None
+        if panel == "plans":
             self.query_one(PlanHistory).prepare(goal, self.over_time.proposal_diff(self.model.tree, goal))
+        elif panel == "attention":
+            self.query_one(AttentionPanel).prepare(self.model, goal)
+        elif panel == "findings" and work is not None:
+            self.query_one(FindingsPanel).prepare(self.model, work)
+        elif panel == "graph" and work is not None:
+            self.query_one(ItemDetail).prefetch(self.model, goal, [work.id])
 
     def show_goal_panels(self) -> None:
         """Mark every tab stale and refill the visible one; a hidden tab is refilled when it is shown."""
@@ -420,17 +452,18 @@ class MainScreen(TransitionActions, OnePassScreen):
             return
         self.decision_at = decision.key
         goal_id = decision.goal_id or STANDALONE
-        if goal_id not in {goal.id for goal in self.visible_goals()}:
-            self.action_clear_filter()
-        self.query_one(GoalsPanel).select_key(goal_id)
-        self.select_goal(goal_id)
-        panel = DECISION_PANELS[decision.kind]
-        if decision.kind == "approval" and decision.work_id:
-            self.query_one(GraphPanel).select_key(f"item:{decision.work_id}")
-        self.focus_panel(panel)
-        if decision.kind == "review_work" and decision.work_id:
-            self.query_one(FindingsPanel).table.select_key(decision.work_id)
-        self.refresh_bindings()
+        with self.bindings_once():
+            if goal_id not in {goal.id for goal in self.visible_goals()}:
+                self.action_clear_filter()
+            self.query_one(GoalsPanel).select_key(goal_id)
+            self.select_goal(goal_id)
+            panel = DECISION_PANELS[decision.kind]
+            if decision.kind == "approval" and decision.work_id:
+                self.query_one(GraphPanel).select_key(f"item:{decision.work_id}")
+            self.focus_panel(panel)
+            if decision.kind == "review_work" and decision.work_id:
+                self.query_one(FindingsPanel).table.select_key(decision.work_id)
+            self.refresh_bindings()
 
     def _decision_after(self, step: int) -> Decision | None:
         """The decision `n` (`step` 1) or `N` (-1) goes to from the last one it went to, oldest first."""

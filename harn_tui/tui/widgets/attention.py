@@ -158,6 +158,7 @@ class AttentionPanel(Vertical):
         super().__init__(**kwargs)
         set_border(self, title="Attention")
         self.goal_id: str | None = None
+        self._prepared: tuple[GoalView, Content] | None = None
 
     def compose(self) -> ComposeResult:
         yield ContentView(literal("no goal selected"), id="attention-body")
@@ -167,6 +168,19 @@ class AttentionPanel(Vertical):
     def body(self) -> ContentView:
         return self.query_one("#attention-body", ContentView)
 
+    def _content(self, model: ConsoleModel, goal: GoalView) -> Content:
+        found = self._prepared
+        if found is not None and found[0] is goal:
+            return found[1]
+        return attention_content(model, goal)
+
+    def prepare(self, model: ConsoleModel, goal: GoalView) -> None:
+        """Build (and wrap) the attention text of `goal` ahead (the goal `n` goes to next); kept while that goal's
+        view is the one shown (a live update replaces the view)."""
+        content = self._content(model, goal)
+        self._prepared = (goal, content)
+        self.body.prepare(content)
+
     def show(self, model: ConsoleModel, goal: GoalView | None) -> None:
         button = self.query_one("#attention-retry", Button)
         same = goal is not None and goal.id == self.goal_id
@@ -175,7 +189,7 @@ class AttentionPanel(Vertical):
             self.body.update(literal("no goal selected"))
             button.display = False
             return
-        self.body.update(attention_content(model, goal), keep_scroll=same)
+        self.body.update(self._content(model, goal), keep_scroll=same)
         shown = goal.state != "corrupt" and latest_attention_plan(goal.plans) is not None
         if button.display != shown:
             button.display = shown

@@ -95,6 +95,7 @@ class FindingsPanel(Vertical):
         set_border(self, title="Findings")
         self.items: dict[str, WorkView] = {}
         self.shown: str | None = None
+        self._prepared: tuple[WorkView, Content] | None = None
 
     def compose(self) -> ComposeResult:
         yield KeyedTable(COLUMNS, id="findings-table")
@@ -116,6 +117,19 @@ class FindingsPanel(Vertical):
         key = self.table.cursor_key
         return self.items.get(key) if key is not None else None
 
+    def _content(self, model: ConsoleModel, work: WorkView) -> Content:
+        found = self._prepared
+        if found is not None and found[0] is work:
+            return found[1]
+        return findings_content(model, work)
+
+    def prepare(self, model: ConsoleModel, work: WorkView) -> None:
+        """Build (and wrap) the detail of `work` ahead (the item `n` goes to next); kept while that item's view
+        is the one shown (a live update replaces the view)."""
+        content = self._content(model, work)
+        self._prepared = (work, content)
+        self.detail.prepare(content)
+
     def show(self, model: ConsoleModel, goal: GoalView | None) -> None:
         queue = review_queue(goal) if goal is not None and goal.state != "corrupt" else []
         self.items = {w.id: w for w in queue}
@@ -134,7 +148,7 @@ class FindingsPanel(Vertical):
             if buttons.display:
                 buttons.display = False
             return
-        self.detail.update(findings_content(model, work), keep_scroll=work.id == self.shown)
+        self.detail.update(self._content(model, work), keep_scroll=work.id == self.shown)
         self.shown = work.id
         if not buttons.display:
             buttons.display = True

@@ -9,7 +9,7 @@ from harn_tui.console.views import is_standalone
 from harn_tui.core.projection import GoalView
 from harn_tui.tui.states import glyph, state_style
 from harn_tui.tui.text import clip, literal_text, under_root, visible
-from harn_tui.tui.widgets.keyed_table import KeyedTable, Row
+from harn_tui.tui.widgets.keyed_table import KeyedTable, Row, Widths, column_widths
 from harn_tui.tui.widgets.titles import set_border
 
 COLUMNS = (("Work · dependencies indented below", "tree"), ("Attempts", "attempts"), ("Id", "id"))
@@ -58,32 +58,32 @@ class GraphPanel(KeyedTable):
         set_border(self, title="Goal graph")
         self.goal_id: str | None = None
         self.layout_rows: dict[str, GraphRow] = {}
-        self._prepared: tuple[GoalView, list[GraphRow], list[Row]] | None = None
+        self._prepared: tuple[GoalView, list[GraphRow], list[Row], Widths] | None = None
 
-    def _rows(self, goal: GoalView | None) -> tuple[list[GraphRow], list[Row]]:
+    def _rows(self, goal: GoalView | None) -> tuple[list[GraphRow], list[Row], Widths | None]:
         if self._prepared is not None and goal is not None and self._prepared[0] is goal:
-            return self._prepared[1], self._prepared[2]
+            return self._prepared[1], self._prepared[2], self._prepared[3]
         rows = graph_rows(goal) if goal is not None and goal.state != "corrupt" else []
         if goal is not None and goal.state == "corrupt":
             why = under_root(goal.reason, self.root)
             rows = [GraphRow("note:corrupt", "note", f"goal {goal.id} is corrupt: {why}")]
-        return rows, [graph_row(row) for row in rows]
+        return rows, [graph_row(row) for row in rows], None
 
     def prepare(self, goal: GoalView) -> None:
-        """Build the rows of `goal` ahead (the goal `n` goes to next), so showing it then only fills the table;
-        kept while that goal's view is the one shown (a live update replaces the view)."""
-        rows, cells = self._rows(goal)
-        self._prepared = (goal, rows, cells)
+        """Build and measure the rows of `goal` ahead (the goal `n` goes to next), so showing it then only fills
+        the table; kept while that goal's view is the one shown (a live update replaces the view)."""
+        rows, cells, widths = self._rows(goal)
+        self._prepared = (goal, rows, cells, widths if widths is not None else column_widths(cells))
 
     def show(self, goal: GoalView | None, *, prefer_work: str | None = None) -> None:
-        rows, cells = self._rows(goal)
+        rows, cells, widths = self._rows(goal)
         changed_goal = goal is None or goal.id != self.goal_id
         self.goal_id = goal.id if goal is not None else None
         self.layout_rows = {row.key: row for row in rows}
         prefer = f"item:{prefer_work}" if prefer_work else None
         if changed_goal and prefer is None:
             prefer = next((r.key for r in rows if r.kind == "item"), None)
-        self.sync(cells, prefer=prefer)
+        self.sync(cells, prefer=prefer, widths=widths)
         if is_standalone(goal):
             set_border(self, subtitle="work that belongs to no goal, waiting for a human")
         elif goal is not None and goal.state != "corrupt":

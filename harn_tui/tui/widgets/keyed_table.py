@@ -12,6 +12,7 @@ from textual.widgets.data_table import ColumnKey, RowKey
 from harn_tui.tui.textual_compat import MeasuredTable
 
 Row = tuple[str, Sequence[Text]]
+Widths = tuple[int, ...]
 
 
 def text_width(cell: Text) -> int:
@@ -21,6 +22,16 @@ def text_width(cell: Text) -> int:
 
 def _signature(cells: Sequence[Text]) -> tuple[tuple[str, str], ...]:
     return tuple((cell.plain, str(cell.style)) for cell in cells)
+
+
+def column_widths(rows: Sequence[Row]) -> Widths:
+    """The widest cell of each column of `rows`: what the table measures when they are added (`sync` takes it
+    from a caller that measured them ahead)."""
+    widths = [0] * max((len(cells) for _, cells in rows), default=0)
+    for _, cells in rows:
+        for index, cell in enumerate(cells):
+            widths[index] = max(widths[index], text_width(cell))
+    return tuple(widths)
 
 
 class KeyedTable(MeasuredTable):
@@ -37,6 +48,7 @@ class KeyedTable(MeasuredTable):
         self._signatures: dict[str, tuple[tuple[str, str], ...]] = {}
         self.cursor_moved: Callable[[KeyedTable], None] | None = None
         self._syncing = False
+        self._widths_ahead: Widths | None = None
 
     def watch_cursor_coordinate(self, old_coordinate: Coordinate, new_coordinate: Coordinate) -> None:
         super().watch_cursor_coordinate(old_coordinate, new_coordinate)
@@ -54,12 +66,15 @@ class KeyedTable(MeasuredTable):
         row = min(max(self.cursor_row, 0), self.row_count - 1)
         return self._order[row]
 
-    def sync(self, rows: Sequence[Row], *, prefer: str | None = None, fresh: bool = False) -> None:
+    def sync(
+        self, rows: Sequence[Row], *, prefer: str | None = None, fresh: bool = False, widths: Widths | None = None
+    ) -> None:
         """Show exactly `rows`. The cursor stays on its key (or moves to `prefer` if given and present).
 
         `fresh` says the rows are another subject's (another goal's history, keyed by position like the last):
         the table is rebuilt in one step rather than compared cell by cell, which for a thousand changed rows
-        costs a repaint and a re-measure per cell."""
+        costs a repaint and a re-measure per cell. `widths`, `column_widths(rows)` measured ahead, spares the
+        measuring of the rows if the table is rebuilt."""
         keys = [key for key, _ in rows]
         keep = prefer if prefer in keys else self.cursor_key
         self._syncing = True  # the caller refreshes what depends on the cursor after a sync
@@ -67,7 +82,7 @@ class KeyedTable(MeasuredTable):
             if keys == self._order and not fresh:
                 self._update_cells(rows)
             else:
-                self._rebuild(rows)
+                self._rebuild(rows, widths)
             if keep is not None and keep in keys and self.cursor_key != keep:
                 self.move_cursor(row=keys.index(keep), animate=False, scroll=True)
         finally:
@@ -78,6 +93,9 @@ class KeyedTable(MeasuredTable):
         for key, cells in rows:
             signature = _signature(cells)
             old = self._signatures.get(key)
+            if old is None:  # not compared since the table was rebuilt: the cells it holds
+                shown = self.row_cells(RowKey(key))
+                old = _signature(list(shown.values())) if shown is not None else None
             if old == signature:
                 continue
             changed = {
@@ -92,15 +110,17 @@ class KeyedTable(MeasuredTable):
                     self.update_cell(key, column, cell, update_width=True)
             self._signatures[key] = signature
 
-    def _rebuild(self, rows: Sequence[Row]) -> None:
+    def _rebuild(self, rows: Sequence[Row], widths: Widths | None = None) -> None:
         scroll = self.scroll_offset
         self.clear(columns=False)
         self._signatures = {}
         self.add_rows_at_once(rows)
-        for key, cells in rows:
-            self._signatures[key] = _signature(cells)
         self._order = [key for key, _ in rows]
-        self.settle_dimensions()
+        self._widths_ahead = widths
+        try:
+            self.settle_dimensions()
+        finally:
+            self._widths_ahead = None
         self.scroll_to(scroll.x, scroll.y, animate=False, immediate=True)
 
     def measure_rows(self, new_rows: Iterable[RowKey]) -> Iterable[RowKey]:
@@ -110,6 +130,10 @@ class KeyedTable(MeasuredTable):
         8 µs): 1,400 cells and 25 ms of the first frame for the goal list of a 200-goal tree. Every cell here is a
         `Text` and every row one line high (no labels, no auto height), so a cell's width is its longest line's
         cell length, which is what Rich measures for a Text."""
+        if self._widths_ahead is not None:  # the rows of a rebuild, measured ahead
+            for ordered, width in zip(self.ordered_columns, self._widths_ahead, strict=False):
+                ordered.content_width = max(ordered.content_width, width)
+            return ()
         for row_key in new_rows:
             cells = self.row_cells(row_key)
             if cells is None:  # removed before the idle that measures it
