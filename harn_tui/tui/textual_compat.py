@@ -23,6 +23,7 @@ from textual.geometry import Region, Size
 from textual.messages import Update
 from textual.screen import Screen
 from textual.scrollbar import ScrollBar
+from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import DataTable
 from textual.widgets.data_table import ColumnKey, DuplicateKey, RowKey
@@ -83,6 +84,21 @@ def padded_cell_line(
 class MeasuredTable(DataTable[Text]):
     """A DataTable whose subclass measures its own new rows, replaces cells without a whole-table repaint, and
     renders its one-line Text cells without Rich's layout machinery."""
+
+    _pass_style: Style | None = None  # `rich_style` while the table renders its lines
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """Render with the table's `rich_style` worked out once: DataTable asks for it on every line, and each
+        time it is blended again from every ancestor's styles (5-8% of the table's render)."""
+        self._pass_style = super().rich_style
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._pass_style = None
+
+    @property
+    def rich_style(self) -> Style:
+        return self._pass_style if self._pass_style is not None else super().rich_style
 
     def _render_cell(
         self,
@@ -274,8 +290,11 @@ class OnePassScreen(Screen[None]):
         if not paints:
             super()._refresh_layout(size, scroll)
             return
-        # the widgets asked to repaint whose `Update` is not sent yet, and every scrollbar: painted by this pass
-        waiting = [widget for widget in self._compositor.visible_widgets if widget._repaint_required]
+        # the widgets asked to repaint whose `Update` is not sent yet or not handled yet (its regions are still to
+        # be taken), and every scrollbar: painted by this pass
+        waiting = [
+            widget for widget in self._compositor.visible_widgets if widget._repaint_required or widget._repaint_regions
+        ]
         self._dirty_widgets.update(waiting)
         self._dirty_widgets.update(self._scrollbars())
         super()._refresh_layout(size, scroll)
