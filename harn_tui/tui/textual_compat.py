@@ -217,6 +217,14 @@ def set_subtitle_row(widget: Widget, subtitle: str) -> None:
     widget.refresh(Region(-offset.x, outer.height - 1 - offset.y, outer.width, 1))
 
 
+def paint_in_next_frame(widget: Widget) -> None:
+    """Have the screen's next frame paint `widget`, refreshed just now, though its repaint request may reach the
+    screen only after that frame (the request is then dropped as painted already, not served by a frame of its
+    own): the footer, changed by a key's handler and again by the focus change after it."""
+    if widget.is_attached:
+        widget.screen._dirty_widgets.add(widget)
+
+
 def app_closing(app: App[Any]) -> bool:
     """True once the app has begun to exit or close (Textual has no public flag for either)."""
     return bool(app._exit or app._closing)
@@ -290,11 +298,8 @@ class OnePassScreen(Screen[None]):
         if not paints:
             super()._refresh_layout(size, scroll)
             return
-        # the widgets asked to repaint whose `Update` is not sent yet or not handled yet (its regions are still to
-        # be taken), and every scrollbar: painted by this pass
-        waiting = [
-            widget for widget in self._compositor.visible_widgets if widget._repaint_required or widget._repaint_regions
-        ]
+        # the widgets asked to repaint whose `Update` is not sent yet, and every scrollbar: painted by this pass
+        waiting = [widget for widget in self._compositor.visible_widgets if widget._repaint_required]
         self._dirty_widgets.update(waiting)
         self._dirty_widgets.update(self._scrollbars())
         super()._refresh_layout(size, scroll)

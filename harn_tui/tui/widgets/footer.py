@@ -12,6 +12,8 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Static
 
+from harn_tui.tui.textual_compat import paint_in_next_frame
+
 PALETTE = Binding("ctrl+p", "command_palette", "palette")
 
 
@@ -69,6 +71,7 @@ class KeysFooter(Static):
         if line.cell_length > room:
             line = line.truncate(max(room - 1, 0), ellipsis=True)
         self.update(line + Content(" " * max(room - line.cell_length + 1, 1)) + palette, layout=False)
+        paint_in_next_frame(self)
 
     def on_resize(self) -> None:
         self._shown = None
