@@ -44,7 +44,7 @@ PRIVATE_ATTRIBUTES: dict[type, tuple[str, ...]] = {
         "_show_hover_cursor",
         "_pseudo_class_state",
     ),
-    Widget: ("_border_subtitle", "_repaint_required", "_repaint_regions", "_has_focus_within"),
+    Widget: ("_border_subtitle", "_repaint_required", "_repaint_regions", "_has_focus_within", "_layout_required"),
     App: ("_exit", "_closing", "_batch_count"),
     Screen: ("_refresh_layout", "_compositor", "_compositor_refresh", "_dirty_widgets", "_update_focus_styles"),
 }
@@ -79,6 +79,9 @@ def padded_cell_line(
             used += run.cell_length
     line.append(Segment(" " * (inner - used + padding), blank))
     return line
+
+
+SETTLE_PASSES = 3  # at most, after the first: a panel shown for the first time needs one, its new scrollbars two
 
 
 class MeasuredTable(DataTable[Text]):
@@ -271,6 +274,7 @@ class OnePassScreen(Screen[None]):
     """
 
     _last_frame: tuple[float, tuple[Region, ...]] = (0.0, ())  # (monotonic) when the last frame was painted, where
+    _settling = False  # inside `_settled_layout`: its passes paint nothing, it paints after the last
 
     def _update_focus_styles(self, focused: Widget | None = None, blurred: Widget | None = None) -> None:
         """Restyle once for a focus change. Textual restyles the panels whose `:focus-within` changed here, with
@@ -302,18 +306,46 @@ class OnePassScreen(Screen[None]):
         waiting = [widget for widget in self._compositor.visible_widgets if widget._repaint_required]
         self._dirty_widgets.update(waiting)
         self._dirty_widgets.update(self._scrollbars())
-        super()._refresh_layout(size, scroll)
+        if scroll:
+            super()._refresh_layout(size, scroll)
+        else:
+            self._settled_layout(size)
         for widget in waiting:
             widget._repaint_required = False
         for bar in self._scrollbars():  # what the pass asked of them it has painted
             bar._repaint_required = False
             bar._repaint_regions.clear()
 
+    def _settled_layout(self, size: Size | None) -> None:
+        """Lay the screen out until no widget asks for another pass, then paint once. A pass that shows a panel
+        for the first time gives its widgets their first size (and creates its scrollbars), and each then asks for
+        a pass of its own: Textual painted the panel again in a frame after the key's. A whole-screen pass also
+        answers every layout request made before it."""
+        for widget in self._compositor.widgets:
+            widget._layout_required = False
+        self._settling = True
+        try:
+            super()._refresh_layout(size)
+            for _ in range(SETTLE_PASSES):
+                asking = [widget for widget in self._compositor.widgets if widget._layout_required]
+                if not asking:
+                    break
+                for widget in asking:
+                    widget._layout_required = False
+                self._dirty_widgets.update(self._scrollbars())
+                super()._refresh_layout(size)
+        finally:
+            self._settling = False
+        if self.is_current:
+            self._compositor_refresh()
+
     def _scrollbars(self) -> list[ScrollBar]:
         # the widgets on screen (the full map is rebuilt, all of it, when a scroll has invalidated it)
         return [widget for widget in self._compositor.visible_widgets if isinstance(widget, ScrollBar)]
 
     def _compositor_refresh(self) -> None:
+        if self._settling:  # `_settled_layout` paints once, after its last pass
+            return
         painting = self is self.app.screen and not self.app.is_inline
         screen = self._compositor.size.region
         regions = tuple(self._compositor._dirty_regions) if painting else ()
