@@ -45,13 +45,16 @@ def hold_lease(path: Path, what: str, timeout: float | None = None) -> Iterator[
 
 
 class HeldLease:
-    """A lease held for a long time (a run's life, a supervisor loop); `release()` when done."""
+    """A lease held for a long time (a run's life, a supervisor loop); `release()` when done. Releasing again does
+    nothing: the descriptor is closed once, so a number the process has since reused is never closed."""
 
     def __init__(self, path: Path, what: str, timeout: float = 0.0) -> None:
-        self._fd = _acquire(path, timeout, f"busy: the {what} lease {path} is held by another process")
+        self._fd: int | None = _acquire(path, timeout, f"busy: the {what} lease {path} is held by another process")
 
     def release(self) -> None:
-        _release(self._fd)
+        fd, self._fd = self._fd, None
+        if fd is not None:
+            _release(fd)
 
 
 def _acquire(path: Path, timeout: float, busy: str) -> int:

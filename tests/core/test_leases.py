@@ -63,3 +63,16 @@ def test_held_lease_excludes_other_holders_in_the_same_process(tmp_path: Path) -
     second = try_hold(tmp_path / "lease", "run r")
     assert second is not None
     second.release()
+
+
+def test_releasing_a_held_lease_twice_frees_it_once_and_closes_nothing_else(tmp_path: Path) -> None:
+    lease = HeldLease(tmp_path / "lease", "run r")
+    lease.release()
+    assert not is_held(tmp_path / "lease")
+    with open(tmp_path / "other", "w") as other:  # likely given the descriptor number the lease had
+        lease.release()
+        other.write("still open")
+    assert (tmp_path / "other").read_text() == "still open"
+    again = try_hold(tmp_path / "lease", "run r")
+    assert again is not None
+    again.release()
