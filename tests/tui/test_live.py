@@ -17,9 +17,12 @@ pytestmark = pytest.mark.anyio
 
 
 async def watching(pilot: object, app: object) -> None:
-    """Give the watcher a moment to arm (it starts in a worker after mount)."""
-    await pilot.pause(0.3)  # type: ignore[attr-defined]
-    assert app.watcher is not None  # type: ignore[attr-defined]
+    """Wait until the watcher is armed: it starts after the first paint, in a process of its own, whose start on a
+    loaded machine is not what these tests time."""
+    await pilot.pause()  # type: ignore[attr-defined]
+    watcher = app.watcher  # type: ignore[attr-defined]
+    assert watcher is not None
+    assert await asyncio.to_thread(watcher.ready.wait, 10.0), "the watcher did not arm within 10 s"
 
 
 async def test_a_cli_transition_appears_within_a_second_keeping_the_cursor(
