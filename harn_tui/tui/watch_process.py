@@ -11,6 +11,11 @@ Right after arming, one batch lists every watched file modified since `--since` 
 console began loading the tree), so a change made while the tree loaded or the watcher was being armed is
 not lost. The process runs at a lower CPU priority; it exits when its stdin closes (the console quit or died)
 or stdout is gone.
+
+Polling compares modification times in whole seconds (watchfiles' poller), so a file changed again within the
+second of a change it already reported would be missed. `RecentFiles` closes that gap: every file reported
+while polling is re-checked at each wake, by inode, size and nanosecond mtime, until a second has passed on its
+clock since it was seen; a later change then falls in a later second, which the poller sees.
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ POLL_DELAY_MS = 200
 WAKE_MS = 250
 MTIME_SLACK_S = 2.0
 NICENESS = 10
+RECENT_S = 2.0
 
 
 def relevant(parts: tuple[str, ...]) -> bool:
@@ -73,6 +79,43 @@ def modified_since(base: Path, since: float) -> Iterator[str]:
                 continue
 
 
+class RecentFiles:
+    """Files reported in the last `RECENT_S` seconds, with what they were (inode, size, mtime in ns) when seen."""
+
+    def __init__(self, base: Path) -> None:
+        self.base = base
+        self.seen: dict[str, tuple[tuple[int, int, int], float]] = {}
+
+    def _identity(self, path: str) -> tuple[int, int, int] | None:
+        try:
+            status = os.stat(self.base / path, follow_symlinks=False)
+        except OSError:
+            return None
+        return status.st_ino, status.st_size, status.st_mtime_ns
+
+    def note(self, paths: list[str]) -> None:
+        now = time.monotonic()
+        for path in paths:
+            identity = self._identity(path)
+            if identity is not None:
+                self.seen[path] = (identity, now)
+
+    def changed(self) -> list[str]:
+        """The noted files that changed since they were seen (noted again); forgets those seen long enough ago."""
+        now = time.monotonic()
+        changed: list[str] = []
+        for path, (before, seen_at) in list(self.seen.items()):
+            identity = self._identity(path)
+            if identity is None:
+                del self.seen[path]
+            elif identity != before:
+                changed.append(path)
+                self.seen[path] = (identity, now)
+            elif now - seen_at > RECENT_S:
+                del self.seen[path]
+        return sorted(changed)
+
+
 class Emitter:
     """Writes batches to stdout; a closed stdout (the console is gone) stops the watch."""
 
@@ -97,6 +140,14 @@ def watch_tree(base: Path, polling: bool, since: float, stop: threading.Event, e
         except ValueError:
             return False
 
+    recent = RecentFiles(base)
+
+    def report(paths: list[str]) -> None:
+        if mode == "polling":
+            recent.note(paths)
+        if paths:
+            emit.send({"paths": paths})
+
     while not stop.is_set():
         armed = False
         try:
@@ -116,12 +167,11 @@ def watch_tree(base: Path, polling: bool, since: float, stop: threading.Event, e
                 if not armed:
                     armed = True
                     emit.send({"ready": mode})
-                    caught_up = sorted(modified_since(base, started))
-                    if caught_up:
-                        emit.send({"paths": caught_up})
-                paths = sorted({str(Path(path).relative_to(base)) for _, path in changes})
-                if paths:
-                    emit.send({"paths": paths})
+                    report(sorted(modified_since(base, started)))
+                paths = {str(Path(path).relative_to(base)) for _, path in changes}
+                if mode == "polling":
+                    paths.update(recent.changed())
+                report(sorted(paths))
                 if stop.is_set():
                     return
             return

@@ -171,9 +171,23 @@ def _documents(model: ConsoleModel) -> dict[str, Any]:
     return {goal.id: goal.to_json() for goal in model.console_goals()}
 
 
+def differences(live: Any, fresh: Any, where: str = "") -> list[str]:
+    """Where two documents differ, as `path: live != fresh` lines (values cut short)."""
+    if isinstance(live, dict) and isinstance(fresh, dict):
+        return [
+            d
+            for key in sorted(live.keys() | fresh.keys())
+            for d in differences(live.get(key), fresh.get(key), f"{where}.{key}")
+        ]
+    if isinstance(live, list) and isinstance(fresh, list) and len(live) == len(fresh):
+        return [d for i, (a, b) in enumerate(zip(live, fresh, strict=True)) for d in differences(a, b, f"{where}[{i}]")]
+    return [] if live == fresh else [f"{where}: {json.dumps(live)[:200]} != {json.dumps(fresh)[:200]}"]
+
+
 async def converged(app: HarnConsole, pilot: Any, quiet: Path | None) -> list[str]:
     """Once every other writer has stopped (`quiet` exists), the live model must come to equal a fresh load of
-    the tree through the watcher alone; returns the goals that never did."""
+    the tree through the watcher alone; returns the goals that never did, each with where it differs (live
+    first)."""
     if quiet is None:
         return []
     waited = time.monotonic() + QUIET_WAIT_S
@@ -189,8 +203,8 @@ async def converged(app: HarnConsole, pilot: Any, quiet: Path | None) -> list[st
         live, fresh = _documents(app.model), _documents(ConsoleModel.load(app.layout))
         differing = sorted(g for g in live.keys() | fresh.keys() if live.get(g) != fresh.get(g))
         if not differing:
-            break
-    return differing
+            return []
+    return [f"{goal}: {'; '.join(differences(live.get(goal), fresh.get(goal))[:8])}" for goal in differing]
 
 
 async def drive(root: Path, actor: str, seconds: float, rng: random.Random, quiet: Path | None) -> dict[str, Any]:
