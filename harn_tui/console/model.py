@@ -15,7 +15,7 @@ from pathlib import Path
 from harn_tui.console.kept import KeptGoals, KeptRow, kept_goals, kept_view, unread_goals
 from harn_tui.console.transcripts import TranscriptTails
 from harn_tui.console.views import STANDALONE, standalone_goal
-from harn_tui.core.addresses import LOOP_LOCK, RUN_LEASE, TRANSCRIPT, Address, address_of
+from harn_tui.core.addresses import LOOP_LOCK, TRANSCRIPT, Address, address_of
 from harn_tui.core.layout import Layout
 from harn_tui.core.leases import is_held
 from harn_tui.core.projection import GoalView, WorkResolver, project_goal
@@ -207,9 +207,7 @@ class ConsoleModel:
             run = self.tree.runs.get(run_id)
             if run is None:
                 continue
-            live = is_held(run.directory / RUN_LEASE)
-            if live != run.live:
-                run.live = live
+            if run.probe():  # as a fresh load probes it: with the note of a runner that could not record
                 touched |= self._goals_of_work(work_id)
                 self._classify((work_id,))
         for goal in self.tree.goals.values():

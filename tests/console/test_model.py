@@ -10,7 +10,8 @@ import pytest
 from harn_tui.console.graph import graph_rows
 from harn_tui.console.model import ConsoleModel
 from harn_tui.console.views import retry_eligibility, review_queue
-from harn_tui.core.errors import Refused
+from harn_tui.core.errors import Refused, SystemRefused
+from harn_tui.core.finish_note import reserve_note, write_note
 from harn_tui.core.layout import Layout
 from harn_tui.core.leases import HeldLease
 from harn_tui.core.records import AttemptStarted
@@ -83,6 +84,25 @@ def test_liveness_follows_the_run_lease(layout: Layout) -> None:
     update = model.refresh_liveness()
     assert "goal-live" in update.goals
     assert model.goals["goal-live"].work_item("long").latest_attempt.status == "lost"  # type: ignore[union-attr]
+
+
+def test_a_runner_that_dies_after_noting_why_its_result_was_not_recorded_shows_the_note(layout: Layout) -> None:
+    """The note is read when the lease is found free, as a fresh load reads it: the live console and a fresh
+    one show the same failed attempt, never a live "lost" beside a fresh "failed"."""
+    b.work(layout, "long", title="Long job")
+    b.goal(layout, "goal-live", root="long")
+    run_dir = layout.run("run-long-1")
+    lease = HeldLease(run_dir / "lease", "run")
+    reserve_note(run_dir)
+    b.work_event(layout, "long", AttemptStarted, run_id="run-long-1", attempt=1, trigger="initial")
+    model = ConsoleModel.load(layout)
+    assert write_note(run_dir, "run-long-1", SystemRefused("cannot write proof.json: No space left on device"))
+    lease.release()
+    assert "goal-live" in model.refresh_liveness().goals
+    attempt = model.goals["goal-live"].work_item("long").latest_attempt  # type: ignore[union-attr]
+    assert attempt is not None and attempt.status == "failed"
+    assert "No space left on device" in (attempt.reason or "")
+    assert model.goals["goal-live"].to_json() == ConsoleModel.load(layout).goals["goal-live"].to_json()
 
 
 def test_graph_rows_mark_shared_dependencies_and_group_superseded_generations(layout: Layout) -> None:
