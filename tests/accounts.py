@@ -76,6 +76,7 @@ class Accounts:
             "PYTHONPATH": self.pythonpath,
             "PYTHONDONTWRITEBYTECODE": "1",
             "HARN_LEASE_TIMEOUT_S": "20",
+            "HARN_SERVER_IDLE_S": "60",
             "TERM": os.environ.get("TERM", "xterm-256color"),
         }
         if self.library_path:

@@ -53,6 +53,8 @@ def harn_env(extra: dict[str, str] | None = None) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("HARN_")}
     env["HARN_ACTOR"] = "tester"
     env["HARN_LEASE_TIMEOUT_S"] = "10"
+    # `harn` here starts warm CLI servers as a user's does; they end a minute after the last command, not 15
+    env["HARN_SERVER_IDLE_S"] = "60"
     env.update(extra or {})
     return env
 

@@ -21,6 +21,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         text = version_text() if raw == ["--version"] else help_text()
         if text is not None:
             return _print(text)
+    if argv is None:
+        from harn_tui.cli.served import served
+
+        code = served(raw)
+        if code is not None:
+            return code
     from harn_tui.cli.parser import ParserUsageError
 
     parser = build_parser(frozenset(raw))

@@ -41,7 +41,8 @@ def normalized(value: Any, root: Path) -> Any:
 
 def tree_records(root: Path) -> list[tuple[str, Any]]:
     """Every record and log under `.harnery/` (leases, locks, cache and service files left out), parsed, in the
-    order of their real paths (run ids sort by time, so the two trees list their runs alike)."""
+    order of their real paths, except that runs are in the order of their attempts (a run id's time is in whole
+    seconds, and two attempts within one second sort by the id's random part)."""
     found: list[tuple[str, Any]] = []
     for path in sorted((root / ".harnery").rglob("*")):
         parts = set(path.relative_to(root).parts)
@@ -55,6 +56,16 @@ def tree_records(root: Path) -> list[tuple[str, Any]]:
         else:
             body = text
         found.append((str(path.relative_to(root)), body))
+    manifests = {path.split("/")[2]: body for path, body in found if path.endswith("/manifest.json")}
+
+    def order(entry: tuple[str, Any]) -> tuple[Any, ...]:
+        path = entry[0].split("/")
+        if len(path) < 4 or path[1] != "runs" or path[2] not in manifests:
+            return (path[1], "", 0, entry[0])
+        manifest = manifests[path[2]]
+        return ("runs", manifest["work"]["id"], manifest["attempt"]["number"], "/".join(path[3:]))
+
+    found.sort(key=order)
     masked: list[tuple[str, Any]] = normalized(found, root)
     return masked
 
