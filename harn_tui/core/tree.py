@@ -38,7 +38,6 @@ from harn_tui.core.journal import (
     parse_record,
     read_bytes,
     share_parts,
-    validate_record,
 )
 from harn_tui.core.layout import Layout
 from harn_tui.core.leases import is_held
@@ -48,7 +47,6 @@ from harn_tui.core.records import (
     ApprovalRequest,
     GoalIntent,
     PlanRequest,
-    Proof,
     Proposal,
     ReviewReceipt,
     WorkIntent,
@@ -105,6 +103,8 @@ class Tree:
         # proofs held as their summary and digest until asked for (`RunFiles.keep_proof_digest`): a whole-tree
         # load's
         self._proofs_by_digest = False
+        # while `load` runs: the proofs of runs that are history are left unread (`RunFiles.defer_proof`)
+        self._deferring = False
 
     # ----- whole-tree and goal-scoped loading
 
@@ -114,6 +114,7 @@ class Tree:
         tree = cls(layout)
         tree._proofs_by_digest = True
         tree._plain = {top: _plain_dirs(layout.base / top) for top in ("supervisors", "work", "runs", "approvals")}
+        tree._deferring = True
         with bulk_allocation(freeze=True), not_kept():
             for goal_id in ids_in(layout.supervisors):
                 if aborted_goal(tree.load_goal(goal_id)):
@@ -125,7 +126,7 @@ class Tree:
                 tree.load_approval(approval_id)
             for work in tree.work.values():
                 tree.load_runs_of(work)
-        tree._plain = {}
+        tree._plain, tree._deferring = {}, False
         return tree
 
     @classmethod
@@ -320,35 +321,27 @@ class Tree:
             work.problems[WORK_INTENT] = error.message
 
     def load_runs_of(self, work: WorkFiles) -> None:
-        """Read the proof and liveness of every run the work's events name."""
+        """Read the proof and liveness of every run the work's events name; during a whole-tree load, the proofs
+        of all but the latest are left unread until asked for (`RunFiles.defer_proof`)."""
         told = self.runs_told(work)
-        for run_id in told.started:
+        history = len(told.started) - 1 if self._deferring else 0
+        for position, run_id in enumerate(told.started):
             self._run_owner[run_id] = work.id
-            self.load_run(run_id, probe_live=run_id in told.unfinished)
+            self.load_run(run_id, probe_live=run_id in told.unfinished, defer=position < history)
 
-    def load_run(self, run_id: str, probe_live: bool = True) -> RunFiles:
+    def load_run(self, run_id: str, probe_live: bool = True, defer: bool = False) -> RunFiles:
         run = self.runs.get(run_id)
         if run is None:
             run = self.runs[run_id] = RunFiles(check_id(run_id, "run id"), self._runs_dir)
-        if not run.has_proof:
+        if not (run.proof_deferred or run.has_proof):
             directory = f"{self._runs_prefix}{run_id}"  # strings, no Path: a large tree has 100k runs
             path = f"{directory}{os.sep}proof.json"  # as `proof_path` spells it
-            try:
-                self._note(path)
-                linked = self._linked("runs", directory, run_id)
-                if linked:
-                    raise CorruptJournal(linked)
-                body = read_bytes(path)
-                digest = hashlib.sha256(body).hexdigest()
-                if self._proofs_by_digest:  # the record itself is dropped: nothing to share or remember
-                    run.keep_proof_digest(validate_record(path, body, Proof), digest)
-                else:
-                    run.proof, run.proof_sha256 = parse_record(path, body, Proof), digest
-                run.problem = None
-            except FileNotFoundError:
-                pass
-            except CorruptJournal as error:
-                run.problem = error.message
+            self._note(path)
+            linked = self._linked("runs", directory, run_id)
+            if defer and not linked:
+                run.defer_proof()
+            else:
+                run.read_proof(path, linked, by_digest=self._proofs_by_digest)
         if probe_live:
             run.probe()
         else:

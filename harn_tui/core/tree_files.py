@@ -18,8 +18,17 @@ from harn_tui.core.addresses import (
 )
 from harn_tui.core.errors import CorruptJournal
 from harn_tui.core.finish_note import read_note
-from harn_tui.core.journal import FileIdentity, JsonlTail, identity_of, read_bytes, share_fields_sets
+from harn_tui.core.journal import (
+    FileIdentity,
+    JsonlTail,
+    identity_of,
+    parse_record,
+    read_bytes,
+    share_fields_sets,
+    validate_record,
+)
 from harn_tui.core.leases import is_held
+from harn_tui.core.reader_bounds import directory_problem
 from harn_tui.core.records import (
     ApprovalDecision,
     ApprovalRequest,
@@ -144,20 +153,26 @@ class RunFiles:
     The bytes read again are the bytes validated at load when their SHA-256 is the digest; a proof that changed
     or vanished since is not that record: `proof` is None then, and `problem` says why, as a fresh read reports
     a damaged proof. On the L tree a proof's record is about 1,050 bytes and its bytes about 600 (80,000 proofs).
+
+    The proof of an attempt that is no longer its item's latest is history: no decision reads it, and a
+    whole-tree load leaves it unread (`defer_proof`, three in four of L's proofs). The first thing that asks for
+    anything of the proof (its record, summary, digest, problem) reads it then, as the load would have.
     """
 
     id: str
     runs_dir: Path
     live: bool = False
-    proof_sha256: str | None = None
-    problem: str | None = None
     unrecorded: str | None = None
     _proof: Proof | None = None
     _proof_kept: bool = False
     _proof_summary: str | None = None
+    _proof_sha256: str | None = None
+    _problem: str | None = None
+    _deferred: bool = False
 
     @property
     def proof(self) -> Proof | None:
+        self._read_deferred()
         if self._proof is None and self._proof_kept:
             self._proof_kept = False
             self._proof = self._read_kept_proof()
@@ -165,13 +180,65 @@ class RunFiles:
 
     @proof.setter
     def proof(self, proof: Proof | None) -> None:
-        self._proof, self._proof_kept = proof, False
+        self._proof, self._proof_kept, self._deferred = proof, False, False
         self._proof_summary = proof.summary if proof is not None else None
+
+    @property
+    def proof_sha256(self) -> str | None:
+        self._read_deferred()
+        return self._proof_sha256
+
+    @proof_sha256.setter
+    def proof_sha256(self, digest: str | None) -> None:
+        self._proof_sha256 = digest
+
+    @property
+    def problem(self) -> str | None:
+        self._read_deferred()
+        return self._problem
+
+    @problem.setter
+    def problem(self, problem: str | None) -> None:
+        self._problem = problem
 
     def keep_proof_digest(self, proof: Proof, sha256: str) -> None:
         """Hold `proof` (whose bytes have `sha256`) as its summary and digest until it is asked for."""
         self._proof, self._proof_kept, self._proof_summary = None, True, proof.summary
-        self.proof_sha256 = sha256
+        self._proof_sha256, self._deferred = sha256, False
+
+    def read_proof(self, path: str, linked: str | None, by_digest: bool) -> None:
+        """Read the proof at `path` (`linked`: why its directory may not be entered): held whole, or as its
+        summary and digest (`by_digest`); a missing proof is none yet, a bad one the run's `problem`."""
+        try:
+            if linked:
+                raise CorruptJournal(linked)
+            body = read_bytes(path)
+            digest = hashlib.sha256(body).hexdigest()
+            if by_digest:  # the record itself is dropped: nothing to share or remember
+                self.keep_proof_digest(validate_record(path, body, Proof), digest)
+            else:
+                self.proof, self._proof_sha256 = parse_record(path, body, Proof), digest
+            self._problem = None
+        except FileNotFoundError:
+            pass
+        except CorruptJournal as error:
+            self._problem = error.message
+
+    def defer_proof(self) -> None:
+        """Leave the proof unread until something asks for it (a run that is history, at a whole-tree load)."""
+        self._deferred = True
+
+    @property
+    def proof_deferred(self) -> bool:
+        """True while the proof is left unread (`defer_proof`)."""
+        return self._deferred
+
+    def _read_deferred(self) -> None:
+        if self._deferred:
+            directory = self.directory
+            linked = directory_problem(self.runs_dir) or directory_problem(directory)
+            self.read_proof(proof_path(self.runs_dir, self.id), linked, by_digest=True)
+            self._deferred = False
 
     def _read_kept_proof(self) -> Proof | None:
         path = proof_path(self.runs_dir, self.id)
@@ -179,8 +246,8 @@ class RunFiles:
             body = read_bytes(path)
         except (FileNotFoundError, CorruptJournal):
             body = b""
-        if hashlib.sha256(body).hexdigest() != self.proof_sha256:
-            self.problem = f"{path}: changed since it was read"
+        if hashlib.sha256(body).hexdigest() != self._proof_sha256:
+            self._problem = f"{path}: changed since it was read"
             self._proof_summary = None
             return None
         proof = Proof.model_validate_json(body)
@@ -189,11 +256,13 @@ class RunFiles:
 
     @property
     def has_proof(self) -> bool:
+        self._read_deferred()
         return self._proof is not None or self._proof_kept
 
     @property
     def proof_summary(self) -> str | None:
         """The proof's summary, without building the record."""
+        self._read_deferred()
         return self._proof_summary
 
     @property

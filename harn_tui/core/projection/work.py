@@ -14,20 +14,60 @@ UNCHARGED_CLASSES = frozenset({"upstream", "environment"})
 UNCHARGED_STREAK_LIMIT = 3
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class AttemptView:
+    """One attempt as its item's events and its run's proof tell it.
+
+    `summary` and `proof_sha256` are the proof's: read from the run when first asked where the run's proof was
+    left unread (`RunFiles.defer_proof`, an attempt that is history at a whole-tree load), so equal views compare
+    equal whichever way their proofs were read.
+    """
+
     run_id: str
     number: int
     trigger: str
     status: AttemptStatus
     class_: str | None
     reason: str | None
-    summary: str | None
+    _summary: str | None
     started_at: str
     finished_at: str | None
     started_by: str
     approval_id: str | None
-    proof_sha256: str | None
+    _proof_sha256: str | None
+    _deferred_run: RunFiles | None = None
+
+    @property
+    def summary(self) -> str | None:
+        run = self._deferred_run
+        return run.proof_summary if run is not None else self._summary
+
+    @property
+    def proof_sha256(self) -> str | None:
+        run = self._deferred_run
+        return run.proof_sha256 if run is not None else self._proof_sha256
+
+    def _key(self) -> tuple[Any, ...]:
+        return (
+            self.run_id,
+            self.number,
+            self.trigger,
+            self.status,
+            self.class_,
+            self.reason,
+            self.summary,
+            self.started_at,
+            self.finished_at,
+            self.started_by,
+            self.approval_id,
+            self.proof_sha256,
+        )
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, AttemptView) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
 
     @property
     def charged(self) -> bool:
@@ -192,6 +232,7 @@ def _attempt_view(attempt: list[Any], run: RunFiles | None) -> AttemptView:
             status, class_, reason = "failed", "environment", run.unrecorded
         else:
             status, reason = "lost", "lost"
+    deferred = run.proof_deferred
     return AttemptView(
         run_id,
         number,
@@ -199,12 +240,13 @@ def _attempt_view(attempt: list[Any], run: RunFiles | None) -> AttemptView:
         status,
         class_,
         reason,
-        run.proof_summary,
+        None if deferred else run.proof_summary,
         started_at,
         finished_at,
         started_by,
         approval_id,
-        run.proof_sha256,
+        None if deferred else run.proof_sha256,
+        run if deferred else None,
     )
 
 
