@@ -31,7 +31,7 @@ import json
 import os
 import stat
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection
 from pathlib import Path
 
 from harn_tui.core.liveness import is_held
@@ -50,6 +50,7 @@ MAX_SOURCES = 50_000
 STALE_TEMP_S = 60.0
 TEMP_MARK = ".tmp-"
 DISABLE_ENV = "HARN_NO_VIEW_CACHE"  # any value: read the records every time, write no entry
+RUN_FILES = frozenset({"proof.json", "finish-note"})
 
 Identity = list[int] | None
 
@@ -116,7 +117,7 @@ class ViewCache:
                 return None
             if entry["code"] != code_identity():
                 return None
-            if not all(_identity(self.base, rel) == identity for rel, identity in _pairs(entry["files"])):
+            if not self._unchanged(entry["files"]):
                 return None
             if not all(_kind(self.base, rel) == identity for rel, identity in _pairs(entry["kinds"])):
                 return None
@@ -126,6 +127,37 @@ class ViewCache:
         except (KeyError, TypeError, ValueError):
             return None
         return entry["document"]
+
+    def _unchanged(self, rows: Any) -> bool:
+        """Every [path, identity] row names the entry at that path as it is now (`_identity`); TypeError or
+        ValueError for a row that is not one. The one loop a hit on a large goal spends its time in: a stat per
+        row, relative to the tree's base opened once."""
+        if not isinstance(rows, list):
+            raise TypeError("rows")
+        lstat = os.lstat
+        base = os.open(self.base, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        try:
+            for rel, identity in rows:
+                if not (_inside(rel) and (identity is None or _is_identity(identity))):
+                    raise ValueError(f"{rel!r}: {identity!r}")
+                try:
+                    found = lstat(rel, dir_fd=base)
+                except OSError:
+                    if identity is not None:
+                        return False
+                    continue
+                if identity != [
+                    found.st_dev,
+                    found.st_ino,
+                    found.st_size,
+                    found.st_mtime_ns,
+                    found.st_ctime_ns,
+                    found.st_mode,
+                ]:
+                    return False
+        finally:
+            os.close(base)
+        return True
 
     def put(self, key: str, document: Any, sources: Sources, started_ns: int) -> None:
         """Keep `document` (derived from `sources`, read from `started_ns` on); nothing when a source changed
@@ -214,9 +246,9 @@ class Sources:
         self.kinds: dict[str, Identity] = {}
         self.leases: dict[str, bool] = {}
 
-    def add(self, rel: str, recursive: bool = False, skip: Iterable[str] = ()) -> None:
+    def add(self, rel: str, recursive: bool = False, only: Collection[str] | None = None) -> None:
         """The entry at `rel` and, for a directory, every entry in it (in its subdirectories too with
-        `recursive`, but never in those named in `skip`)."""
+        `recursive`), or only those named in `only`."""
         identity = _identity(self.base, rel)
         self.files[rel] = identity
         if identity is None or not stat.S_ISDIR(identity[5]):
@@ -227,7 +259,7 @@ class Sources:
         except OSError:
             return
         for name, is_dir in names:
-            if name in skip:
+            if only is not None and name not in only:
                 continue
             child = f"{rel}/{name}"
             if is_dir and recursive:
@@ -261,7 +293,9 @@ def sources_of(tree: Tree, whole_tree: bool) -> Sources:
         for run_id in tree.runs_told(work).unfinished:
             sources.leases[f"runs/{run_id}/lease"] = _held(base, f"runs/{run_id}/lease")
     for run_id in tree.runs:
-        sources.add(f"runs/{run_id}", skip=("scratch", "workspace"))
+        # what a document reads of a run: its proof and its runner's finish note (`finish_note.NOTE_NAME`); one
+        # created or removed changes the directory, and its lease is probed as `leases`
+        sources.add(f"runs/{run_id}", only=RUN_FILES)
     for approval_id in tree.approvals:
         sources.add(f"approvals/{approval_id}")
     return sources

@@ -167,6 +167,36 @@ def test_a_loop_that_starts_or_stops_is_seen_though_no_file_changed(tree: tuple[
     assert cache.get(f"show~{goal_id}") is None, "released again"
 
 
+def test_a_run_is_read_through_its_proof_and_directory_only(tree: tuple[Path, dict[str, Any]]) -> None:
+    """A document reads a run's proof (and its finish note, which would be new in the directory): a proof that
+    changes, or a run directory that becomes a link, is seen; the run's other files are not what it was read from."""
+    root, goals = tree
+    work_id = goals["review"]["frontier_work_id"]
+    show, key = ("work", "show", work_id, "--json"), f"work~{work_id}"
+    cache = ViewCache((root / ".harnery").absolute())
+    before = harn(root, *show)
+    run = root / ".harnery" / "runs" / json.loads(before[1])["attempts"][-1]["run_id"]
+    assert cache.get(key) is not None
+    with (run / "manifest.json").open("a") as manifest:
+        manifest.write("\n")
+    assert cache.get(key) is not None, "no document reads the manifest"
+    proof = json.loads((run / "proof.json").read_text())
+    proof["summary"] = "rewritten"
+    (run / "proof.json").write_text(json.dumps(proof))
+    assert cache.get(key) is None
+    after = harn(root, *show)
+    assert after == harn(root, *show, cache=False) != before
+    assert json.loads(after[1])["attempts"][-1]["summary"] == "rewritten"
+    time.sleep(2 * SETTLED_NS / 1e9)
+    harn(root, *show)
+    assert cache.get(key) is not None
+    moved = root / "moved-run"
+    run.rename(moved)
+    run.symlink_to(moved)
+    assert cache.get(key) is None
+    assert harn(root, *show) == harn(root, *show, cache=False)
+
+
 def damage(path: Path, outside: Path, kind: str) -> None:
     body = path.read_bytes()
     header, _, rest = body.partition(b"\n")
