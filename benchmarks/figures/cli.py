@@ -3,7 +3,6 @@ and two transitions through the CLI on the small tree."""
 
 from __future__ import annotations
 
-import contextlib
 import os
 import subprocess
 import sys
@@ -56,22 +55,20 @@ def warm_server(ctx: Context) -> None:
     raise RuntimeError(f"the warm CLI server did not answer within {SERVER_WAIT_S:g} s")
 
 
-def cache_holding(argv: list[str], entry: Path) -> None:
-    """Run `argv` until the view-cache `entry` it reads holds: a read leaves a valid entry as it was, and keeps
-    none while a file it read changed within the last two seconds (`view_cache.SETTLED_NS`), as the goal the
-    refresh group appends to has."""
+def cache_holding(argv: list[str], base: Path, key: str) -> None:
+    """Run `argv` until the view-cache entry `key` it reads holds. A read keeps no entry while a file it read
+    changed within the last two seconds (`view_cache.SETTLED_NS`), as the goal the refresh group appends to has,
+    and an entry an earlier run left may be stale until then."""
+    from harn_tui.core.view_cache import ViewCache
+
+    cache = ViewCache(base.absolute())
     deadline = time.monotonic() + CACHE_WAIT_S
-    before = None
     while time.monotonic() < deadline:
         _run(argv)
-        with contextlib.suppress(FileNotFoundError):
-            found = entry.stat()
-            now = (found.st_ino, found.st_mtime_ns)
-            if now == before:
-                return
-            before = now
+        if cache.get(key) is not None:
+            return
         time.sleep(0.25)
-    raise RuntimeError(f"{' '.join(argv)} kept no view-cache entry within {CACHE_WAIT_S:g} s")
+    raise RuntimeError(f"{' '.join(argv)} kept no valid view-cache entry within {CACHE_WAIT_S:g} s")
 
 
 def show(ctx: Context) -> Figure:
@@ -81,7 +78,7 @@ def show(ctx: Context) -> Figure:
         generated = ctx.tree(size)
         goal_id = generated.goals_of_kind("review")[0]["id"]
         argvs[size] = [*harn, "--root", str(generated.root), "supervisor", "show", goal_id, "--json"]
-        cache_holding(argvs[size], generated.base / "cache" / f"views-u{os.getuid()}" / f"show~{goal_id}.json")
+        cache_holding(argvs[size], generated.base, f"show~{goal_id}")
     samples = interleaved({size: (lambda argv=argv: _run(argv)) for size, argv in argvs.items()}, ctx.repeats)
     large, small = samples[ctx.large].median, samples[ctx.small].median
     ratio = large / small
