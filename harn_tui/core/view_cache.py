@@ -146,14 +146,7 @@ class ViewCache:
                     if identity is not None:
                         return False
                     continue
-                if identity != [
-                    found.st_dev,
-                    found.st_ino,
-                    found.st_size,
-                    found.st_mtime_ns,
-                    found.st_ctime_ns,
-                    found.st_mode,
-                ]:
+                if identity != _identity_of(found):
                     return False
         finally:
             os.close(base)
@@ -329,6 +322,10 @@ def _identity(base: Path, rel: str) -> Identity:
         found = os.lstat(f"{base}/{rel}")
     except OSError:
         return None
+    return _identity_of(found)
+
+
+def _identity_of(found: os.stat_result) -> list[int]:
     return [found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns, found.st_ctime_ns, found.st_mode]
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from harn_tui.core.records import Finding, WorkEvent
@@ -48,20 +48,7 @@ class AttemptView:
         return run.proof_sha256 if run is not None else self._proof_sha256
 
     def _key(self) -> tuple[Any, ...]:
-        return (
-            self.run_id,
-            self.number,
-            self.trigger,
-            self.status,
-            self.class_,
-            self.reason,
-            self.summary,
-            self.started_at,
-            self.finished_at,
-            self.started_by,
-            self.approval_id,
-            self.proof_sha256,
-        )
+        return tuple(getattr(self, name) for name in _ATTEMPT_KEY)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, AttemptView) and self._key() == other._key()
@@ -90,6 +77,10 @@ class AttemptView:
             "finished_at": self.finished_at,
             "approval_id": self.approval_id,
         }
+
+
+# what two views compare by: every field, the proof's through their properties (`_deferred_run` is how, not what)
+_ATTEMPT_KEY = tuple(f.name.removeprefix("_") for f in fields(AttemptView) if f.name != "_deferred_run")
 
 
 @dataclass(frozen=True, slots=True)
