@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Mapping, Sequence
+from functools import cached_property
 from itertools import zip_longest
 from typing import Any, cast
 
@@ -18,6 +19,9 @@ from rich.text import Text
 from textual import on
 from textual.app import App
 from textual.content import Content
+from textual.coordinate import Coordinate
+from textual.css.model import SelectorType
+from textual.css.stylesheet import Stylesheet
 from textual.dom import DOMNode
 from textual.geometry import Region, Size
 from textual.messages import Update
@@ -43,6 +47,11 @@ PRIVATE_ATTRIBUTES: dict[type, tuple[str, ...]] = {
         "_get_styles_to_render_cell",
         "_show_hover_cursor",
         "_pseudo_class_state",
+        "_render_line_in_row",
+        "_row_render_cache",
+        "_labelled_row_exists",
+        "_row_label_column_width",
+        "_get_row_style",
     ),
     Widget: ("_border_subtitle", "_repaint_required", "_repaint_regions", "_has_focus_within", "_layout_required"),
     App: ("_exit", "_closing", "_batch_count"),
@@ -84,24 +93,122 @@ def padded_cell_line(
 SETTLE_PASSES = 3  # at most, after the first: a panel shown for the first time needs one, its new scrollbars two
 
 
+class RenderPass:
+    """What every line of one render pass of a table shares, worked out once in it: DataTable works each of
+    these out again on every row or cell (its `rich_style` is blended from every ancestor's styles each time it
+    is asked for; the header's style likewise; the others are reactives and a context variable)."""
+
+    def __init__(self, table: MeasuredTable) -> None:
+        self.table = table
+
+    @cached_property
+    def style(self) -> Style:
+        """The table's `rich_style`."""
+        return DataTable.rich_style.fget(self.table)  # type: ignore[attr-defined,no-any-return]
+
+    @cached_property
+    def widths(self) -> tuple[int, int]:
+        """The columns' total width (with the labels'), and the table's."""
+        table = self.table
+        columns = sum(column.get_render_width(table) for column in table.ordered_columns)
+        return columns + table._row_label_column_width, table.size.width
+
+    @cached_property
+    def cells(self) -> tuple[bool, bool, bool, bool, int, Console]:
+        """Show the cursor, show the hover cursor, the cursor's fore- and background from CSS, cell padding, and
+        the console."""
+        table = self.table
+        return (
+            table.show_cursor,
+            table._show_hover_cursor,
+            table.cursor_foreground_priority == "css",
+            table.cursor_background_priority == "css",
+            table.cell_padding,
+            table.app.console,
+        )
+
+
 class MeasuredTable(DataTable[Text]):
     """A DataTable whose subclass measures its own new rows, replaces cells without a whole-table repaint, and
     renders its one-line Text cells without Rich's layout machinery."""
 
-    _pass_style: Style | None = None  # `rich_style` while the table renders its lines
+    _pass: RenderPass | None = None  # while the table renders its lines
 
     def render_lines(self, crop: Region) -> list[Strip]:
-        """Render with the table's `rich_style` worked out once: DataTable asks for it on every line, and each
-        time it is blended again from every ancestor's styles (5-8% of the table's render)."""
-        self._pass_style = super().rich_style
+        """Render with what every line shares worked out once (`RenderPass`): a third of a new row's cost."""
+        self._pass = RenderPass(self)
         try:
             return super().render_lines(crop)
         finally:
-            self._pass_style = None
+            self._pass = None
 
     @property
     def rich_style(self) -> Style:
-        return self._pass_style if self._pass_style is not None else super().rich_style
+        return self._pass.style if self._pass is not None else super().rich_style
+
+    def _render_line_in_row(
+        self,
+        row_key: RowKey,
+        line_no: int,
+        base_style: Style,
+        cursor_location: Coordinate,
+        hover_location: Coordinate,
+    ) -> tuple[list[list[Segment]], list[list[Segment]]]:
+        """A row's line as DataTable renders it (same cache, same segments) when the row is all scrollable cells
+        under a row cursor, in a render pass; anything else goes through DataTable."""
+        cursor_type = self.cursor_type
+        shared = self._pass
+        if (
+            shared is None
+            or cursor_type != "row"
+            or self.fixed_columns
+            or (self._labelled_row_exists and self.show_row_labels)
+        ):
+            return super()._render_line_in_row(row_key, line_no, base_style, cursor_location, hover_location)
+        show_cursor, show_hover, *_ = shared.cells
+        key = (
+            row_key,
+            line_no,
+            base_style,
+            cursor_location,
+            hover_location,
+            cursor_type,
+            show_cursor,
+            show_hover,
+            self._update_count,
+            self._pseudo_class_state,
+        )
+        found: tuple[list[list[Segment]], list[list[Segment]]] | None = self._row_render_cache.get(key)
+        if found is not None:
+            return found
+        table_width, widget_width = shared.widths
+        located = self._row_locations.get(row_key)
+        row_index = -1 if located is None else located
+        row_style = self._get_row_style(row_index, base_style)
+        on_cursor = cursor_location.row == row_index
+        hovered = hover_location.row == row_index
+        cells = [
+            self._render_cell(
+                row_index, index, row_style, column.get_render_width(self), cursor=on_cursor, hover=hovered
+            )[line_no]
+            for index, column in enumerate(self.ordered_columns)
+        ]
+        extend, _ = self._get_styles_to_render_cell(
+            row_index == -1,
+            False,
+            False,
+            hover_location.row == (row_index or 0),
+            on_cursor,
+            show_cursor,
+            show_hover,
+            False,
+            False,
+        )
+        extend = row_style + extend + Style.from_meta({"row": row_index, "column": 0, "out_of_bounds": True})
+        cells.append([Segment(" " * max(0, widget_width - table_width), extend)])
+        pair: tuple[list[list[Segment]], list[list[Segment]]] = ([], cells)
+        self._row_render_cache[key] = pair
+        return pair
 
     def _render_cell(
         self,
@@ -114,22 +221,15 @@ class MeasuredTable(DataTable[Text]):
     ) -> list[list[Segment]]:
         """A body cell as DataTable renders it (same cache key, same styles), from `padded_cell_line`; the header,
         labels, fixed cells and anything that is not a fitting one-line Text go through DataTable."""
+        shared = self._pass or RenderPass(self)
         if row_index < 0 or column_index < 0 or self.fixed_rows or self.fixed_columns:
             return super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
         row_key = self._row_locations.get_key(row_index)
         column_key = self._column_locations.get_key(column_index)
         if row_key is None or column_key is None:
             return super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
-        key = (
-            row_key,
-            column_key,
-            base_style,
-            cursor,
-            hover,
-            self._show_hover_cursor,
-            self._update_count,
-            self._pseudo_class_state,
-        )
+        show_cursor, show_hover, foreground_css, background_css, padding, console = shared.cells
+        key = (row_key, column_key, base_style, cursor, hover, show_hover, self._update_count, self._pseudo_class_state)
         found = self._cell_render_cache.get(key)
         if found is not None:
             return found
@@ -139,18 +239,10 @@ class MeasuredTable(DataTable[Text]):
         if not isinstance(cell, Text) or row is None or row.height != 1:
             return super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
         component, post = self._get_styles_to_render_cell(
-            False,
-            False,
-            False,
-            hover,
-            cursor,
-            self.show_cursor,
-            self._show_hover_cursor,
-            self.cursor_foreground_priority == "css",
-            self.cursor_background_priority == "css",
+            False, False, False, hover, cursor, show_cursor, show_hover, foreground_css, background_css
         )
         pre = base_style + Style.from_meta({"row": row_index, "column": column_index}) + component
-        line = padded_cell_line(self.app.console, cell, width, self.cell_padding, pre, post)
+        line = padded_cell_line(console, cell, width, padding, pre, post)
         if line is None:
             return super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
         lines = [line]
@@ -259,6 +351,44 @@ def _plain_focus_watch(widget: Widget) -> bool:
     return kind.watch_has_focus is Widget.watch_has_focus and not hasattr(kind, "_watch_has_focus")
 
 
+FOCUS_PSEUDO_CLASSES = frozenset({"focus", "focus-within"})
+
+
+def _component_classes() -> frozenset[str]:
+    """Every component class a widget class defines (the virtual nodes its line API styles are read from)."""
+    names: set[str] = set()
+    kinds: list[type[DOMNode]] = [DOMNode]
+    while kinds:
+        kind = kinds.pop()
+        names.update(kind.__dict__.get("COMPONENT_CLASSES", ()))
+        kinds.extend(kind.__subclasses__())
+    return frozenset(names)
+
+
+_focus_rules_read: tuple[int, bool] = (-1, True)  # (how many rules the stylesheet had, the answer then)
+
+
+def _focus_read_by_descendants(stylesheet: Stylesheet) -> bool:
+    """The stylesheet has a rule that styles a node by an ancestor's `:focus` or `:focus-within` (not by its own):
+    a focus change then restyles whole subtrees. `X:focus > .part`, where `part` is a component class, styles
+    X's own parts. Rules are only ever added (a widget class's CSS when it is first mounted), so the answer is
+    kept while their count is the same."""
+    global _focus_rules_read
+    count, answer = _focus_rules_read
+    if count == len(stylesheet.rules):
+        return answer
+    parts = _component_classes()
+    answer = any(
+        not (last.type == SelectorType.CLASS and last.name in parts)
+        for rule in stylesheet.rules
+        for selectors in rule.selector_set
+        for last in selectors.selectors[-1:]
+        if any(selector.pseudo_classes & FOCUS_PSEUDO_CLASSES for selector in selectors.selectors[:-1])
+    )
+    _focus_rules_read = (len(stylesheet.rules), answer)
+    return answer
+
+
 class OnePassScreen(Screen[None]):
     """A screen whose frame leaves no second frame behind it to redraw what it has just drawn.
 
@@ -277,25 +407,34 @@ class OnePassScreen(Screen[None]):
     _settling = False  # inside `_settled_layout`: its passes paint nothing, it paints after the last
 
     def _update_focus_styles(self, focused: Widget | None = None, blurred: Widget | None = None) -> None:
-        """Restyle once for a focus change. Textual restyles the panels whose `:focus-within` changed here, with
-        the two widgets' own `:focus` still the old one (their `has_focus` is set as their focus and blur events
-        arrive), then each widget again from its `has_focus` watcher: three passes, the costly one (a table's
-        restyle repaints all of it) twice. Here `has_focus` is set now, as those events will set it, and the
-        one pass styles both widgets and the panels holding them; a widget with a focus watcher of its own keeps
-        Textual's way."""
-        nodes: set[DOMNode] = set()
+        """Restyle once for a focus change, only the nodes whose styles it can change.
+
+        Textual restyles the whole subtree of the outermost panel whose `:focus-within` changed, with the two
+        widgets' own `:focus` still the old one (their `has_focus` is set as their focus and blur events arrive),
+        then each widget again from its `has_focus` watcher: three passes, the costly one (a table's restyle
+        repaints all of it) twice, over every button and text view of the panels. Here `has_focus` is set now,
+        as those events will set it, and one pass restyles the two widgets and the panels holding them whose
+        `:focus-within` rules concern them. Their descendants are restyled too only when the stylesheet has a
+        rule that reads the focus from an ancestor (`Panel:focus-within Button`; a widget's component classes,
+        as in `DataTable:focus > .datatable--cursor`, are its own). A panel's colours reach its descendants
+        without a restyle: setting a colour repaints the node's children. A widget with a focus watcher of its
+        own keeps Textual's way."""
+        changed: dict[DOMNode, None] = {}  # ordered: outer panels before the widgets they hold
         for widget, focus in ((focused, True), (blurred, False)):
             if widget is None:
                 continue
             for ancestor in reversed(widget.ancestors_with_self):
                 if ancestor._has_focus_within:
-                    nodes.update(ancestor.walk_children(with_self=True))
-                    break
+                    changed[ancestor] = None
             if widget.has_focus != focus and _plain_focus_watch(widget):
                 widget.set_reactive(Widget.has_focus, focus)
-                nodes.update(widget.walk_children(with_self=True))
-        if nodes:
-            self.app.stylesheet.update_nodes(nodes, animate=True)
+                changed[widget] = None
+        if not changed:
+            return
+        stylesheet = self.app.stylesheet
+        if _focus_read_by_descendants(stylesheet):
+            changed = {node: None for root in changed for node in root.walk_children(with_self=True)}
+        stylesheet.update_nodes(changed)
 
     def _refresh_layout(self, size: Size | None = None, scroll: bool = False) -> None:
         paints = self.is_current and not self.app._batch_count and bool(size or self.outer_size)
