@@ -365,28 +365,18 @@ def _component_classes() -> frozenset[str]:
     return frozenset(names)
 
 
-_focus_rules_read: tuple[int, bool] = (-1, True)  # (how many rules the stylesheet had, the answer then)
-
-
 def _focus_read_by_descendants(stylesheet: Stylesheet) -> bool:
     """The stylesheet has a rule that styles a node by an ancestor's `:focus` or `:focus-within` (not by its own):
     a focus change then restyles whole subtrees. `X:focus > .part`, where `part` is a component class, styles
-    X's own parts. Rules are only ever added (a widget class's CSS when it is first mounted), so the answer is
-    kept while their count is the same."""
-    global _focus_rules_read
-    count, answer = _focus_rules_read
-    if count == len(stylesheet.rules):
-        return answer
+    X's own parts."""
     parts = _component_classes()
-    answer = any(
+    return any(
         not (last.type == SelectorType.CLASS and last.name in parts)
         for rule in stylesheet.rules
         for selectors in rule.selector_set
         for last in selectors.selectors[-1:]
         if any(selector.pseudo_classes & FOCUS_PSEUDO_CLASSES for selector in selectors.selectors[:-1])
     )
-    _focus_rules_read = (len(stylesheet.rules), answer)
-    return answer
 
 
 class OnePassScreen(Screen[None]):
@@ -405,6 +395,9 @@ class OnePassScreen(Screen[None]):
 
     _last_frame: tuple[float, tuple[Region, ...]] = (0.0, ())  # (monotonic) when the last frame was painted, where
     _settling = False  # inside `_settled_layout`: its passes paint nothing, it paints after the last
+    # `_focus_read_by_descendants` of the stylesheet's rules as they were (the list, its length): rules are only
+    # added (a widget class's CSS when it is first mounted) or parsed into a new list
+    _focus_rules: tuple[object, int, bool] | None = None
 
     def _update_focus_styles(self, focused: Widget | None = None, blurred: Widget | None = None) -> None:
         """Restyle once for a focus change, only the nodes whose styles it can change.
@@ -432,9 +425,13 @@ class OnePassScreen(Screen[None]):
         if not changed:
             return
         stylesheet = self.app.stylesheet
-        if _focus_read_by_descendants(stylesheet):
+        rules = stylesheet.rules
+        known = self._focus_rules
+        if known is None or known[0] is not rules or known[1] != len(rules):
+            known = self._focus_rules = (rules, len(rules), _focus_read_by_descendants(stylesheet))
+        if known[2]:
             changed = {node: None for root in changed for node in root.walk_children(with_self=True)}
-        stylesheet.update_nodes(changed)
+        stylesheet.update_nodes(changed, animate=True)
 
     def _refresh_layout(self, size: Size | None = None, scroll: bool = False) -> None:
         paints = self.is_current and not self.app._batch_count and bool(size or self.outer_size)
