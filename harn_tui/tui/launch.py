@@ -46,7 +46,7 @@ def _resume_collector() -> None:
     than it frees (strips, segments, styles, line caches) and frees many more. With Python's threshold of 700
     the collector ran some twenty times inside such a key, each walking what was still alive, and a
     middle-generation pass every tenth: 3-5 ms of the key. At 50,000 a key's frame is drawn between
-    collections; the console collects when the selection rests (`MainScreen._prefetch_steps`) and the
+    collections; the console collects when the selection rests (`MainScreen._prefetch_history`) and the
     garbage of a few keys waits at most that long."""
     gc.freeze()
     gc.set_threshold(YOUNG_COLLECTION_AFTER)

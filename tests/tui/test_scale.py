@@ -14,7 +14,6 @@ from harn_tui.tui.widgets.content_view import ContentView
 from harn_tui.tui.widgets.findings import FindingsPanel
 from harn_tui.tui.widgets.goals import GoalsPanel
 from harn_tui.tui.widgets.graph import GraphPanel
-from harn_tui.tui.widgets.history import HistoryPanel
 from harn_tui.tui.widgets.plans import history_content
 from tests.tui import builders as b
 from tests.tui import scenarios as s
@@ -166,26 +165,3 @@ async def test_the_goal_list_says_its_budgets_are_used_and_left(everything: Layo
         assert "Attempts used/left" in labels and "Replans used/left" in labels
         row = table.get_row(s.ATTENTION_GOAL)
         assert str(row[labels.index("Attempts used/left")]) == "1/99"
-
-
-async def test_the_history_prefetch_gives_way_to_a_key_that_moves_the_selection(
-    everything: Layout, console: Factory
-) -> None:
-    """The History tab is filled ahead in steps with room for a key between them: once a key has moved the
-    selection, the old goal's remaining steps are dropped, and the tab is filled for the goal it rests on."""
-    app = console()
-    async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause()
-        await pilot.press("n")
-        await pilot.pause(0.3)
-        main, panel = app.main, app.main.query_one(HistoryPanel)
-        assert panel.goal_id == s.PLAN_GOAL, "filled while the selection rested"
-        main.stale.add("history")
-        old = main._history_armed
-        steps = main._prefetch_steps()
-        main._prefetch_step(old, steps)  # its first step: the history read
-        await pilot.press("n")  # the key the operator pressed meanwhile
-        main._prefetch_step(old, steps)  # the old prefetch's next step, had it been queued
-        assert main.goal_id == s.ATTENTION_GOAL and panel._prepared is None, "the old steps were dropped"
-        await pilot.pause(0.3)
-        assert panel.goal_id == s.ATTENTION_GOAL, "the goal the selection rests on"

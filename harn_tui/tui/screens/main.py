@@ -10,7 +10,6 @@ import gc
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from functools import partial
 from typing import cast
 
 from textual import on
@@ -54,7 +53,6 @@ QUIET_STATES = frozenset({"succeeded", "running"})  # need nothing: done, or at 
 DECISION_PANELS = {"review_plan": "plans", "retry_plan": "attention", "review_work": "findings", "approval": "graph"}
 PREFETCH_AFTER_S = 0.05
 HISTORY_AFTER_S = 0.1  # a goal's history is read and its table filled once the selection rests this long
-PREFETCH_STEP_GAP_S = 0.005  # between the steps of that prefetch: a key waiting is handled first
 GOAL_SETTLE_S = 0.12
 FOCUS_TARGETS = {"attention": "#attention-body", "plans": "#plans-body", "findings": "#findings-table"}
 
@@ -248,37 +246,17 @@ class MainScreen(TransitionActions, OnePassScreen):
 
     def _start_history_timer(self, armed: int) -> None:
         if armed == self._history_armed and not self.console.closing:
-            steps = self._prefetch_steps()
-            self._history = self.set_timer(
-                HISTORY_AFTER_S, partial(self._prefetch_step, armed, steps), name="history-prefetch"
-            )
+            self._history = self.set_timer(HISTORY_AFTER_S, self._prefetch_history, name="history-prefetch")
 
-    def _prefetch_step(self, armed: int, steps: Iterator[None]) -> None:
-        """Run the next step of the prefetch, then let any key in before the one after it: a key that moves
-        the selection re-arms the prefetch, and the steps of the old one are dropped."""
-        self._history = None
-        if armed != self._history_armed or self.console.closing:
-            return
-        try:
-            next(steps)
-        except StopIteration:
-            return
-        self._history = self.set_timer(PREFETCH_STEP_GAP_S, partial(self._prefetch_step, armed, steps))
-
-    def _prefetch_steps(self) -> Iterator[None]:
+    def _prefetch_history(self) -> None:
         """Fill the hidden History tab of the goal the selection rests on: a goal with a thousand entries takes
-        longer to read and lay out than a key may, so `7` finds it ready (and shows it without rebuilding).
-        Then build what the next `n` shows. Each step takes at most 10-20 ms on the large tree; all of it,
-        60-80 ms, which an operator clearing decisions with `n` would otherwise wait behind."""
-        if self.active_tab() != "history" and "history" in self.stale:
-            over = self.over_time.of(self.model.tree, self.goal)
-            yield
-            self.query_one(HistoryPanel).prepare(over)
-            yield
+        longer to read and lay out than a key may, so `7` finds it ready (and shows it without rebuilding)."""
+        self._history = None
+        if self.console.closing:
+            return
+        if self.active_tab() != "history":
             self.refresh_tab("history")
-            yield
         self._prepare_next_decision()
-        yield
         # What was just built (a thousand-entry history, its rows, the next goal's graph) lives while the
         # selection rests, and every goal visited adds to what a full collection walks: 100-250 ms, set off
         # by the allocations of some later key's frame. The young garbage is collected, and what is left moved

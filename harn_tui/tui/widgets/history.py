@@ -42,13 +42,7 @@ class HistoryPanel(KeyedTable):
         super().__init__(COLUMNS, **kwargs)
         self.root = root
         self.goal_id: str | None = None
-        self._prepared: tuple[GoalOverTime, list[Row]] | None = None
         set_border(self, title="History")
-
-    def prepare(self, over: GoalOverTime | None) -> None:
-        """Build the rows of `over` ahead of `show`, which then only fills the table with them."""
-        if over is not None and (self._prepared is None or self._prepared[0] is not over):
-            self._prepared = (over, [history_row(row, self.root) for row in history_rows(over.history.entries)])
 
     def show(self, over: GoalOverTime | None) -> None:
         if over is None:
@@ -58,11 +52,12 @@ class HistoryPanel(KeyedTable):
             return
         changed = over.live.id != self.goal_id
         self.goal_id = over.live.id
-        self.prepare(over)
-        assert self._prepared is not None
-        rows = self._prepared[1]
-        self._prepared = None
-        self.sync(rows, prefer=rows[-1][0] if changed and rows else None, fresh=changed)
+        rows = history_rows(over.history.entries)
+        self.sync(
+            [history_row(row, self.root) for row in rows],
+            prefer=rows[-1].key if changed and rows else None,
+            fresh=changed,
+        )
         damaged = sum(1 for entry in over.history.entries if entry.damaged)
         set_border(
             self,
