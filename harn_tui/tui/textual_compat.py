@@ -104,7 +104,7 @@ class RenderPass:
     @cached_property
     def style(self) -> Style:
         """The table's `rich_style`."""
-        return DataTable.rich_style.fget(self.table)  # type: ignore[attr-defined,no-any-return]
+        return super(MeasuredTable, self.table).rich_style
 
     @cached_property
     def widths(self) -> tuple[int, int]:
@@ -221,13 +221,13 @@ class MeasuredTable(DataTable[Text]):
     ) -> list[list[Segment]]:
         """A body cell as DataTable renders it (same cache key, same styles), from `padded_cell_line`; the header,
         labels, fixed cells and anything that is not a fitting one-line Text go through DataTable."""
-        shared = self._pass or RenderPass(self)
         if row_index < 0 or column_index < 0 or self.fixed_rows or self.fixed_columns:
             return super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
         row_key = self._row_locations.get_key(row_index)
         column_key = self._column_locations.get_key(column_index)
         if row_key is None or column_key is None:
             return super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
+        shared = self._pass or RenderPass(self)  # a cell drawn outside a render pass works it out for itself
         show_cursor, show_hover, foreground_css, background_css, padding, console = shared.cells
         key = (row_key, column_key, base_style, cursor, hover, show_hover, self._update_count, self._pseudo_class_state)
         found = self._cell_render_cache.get(key)
